@@ -1,0 +1,117 @@
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { PACKAGE_ROOT } from '../common/node/package-root.js';
+
+/** Settings of one orchestrator. Precedence: CLI flags > CORRAL_* environment > corral.yaml > defaults. */
+export interface OrchestratorConfig {
+  dataDir?: string;
+  port?: number;
+  bind?: string;
+  /** Serve plain HTTP instead of HTTPS (loopback and tests). */
+  http?: boolean;
+  /** OpenSSH public key line of the first admin, or a path to a .pub file. */
+  adminKey?: string;
+  tokenTtlHours?: number;
+  authRateLimit?: number;
+  maxAuthFailures?: number;
+  bodyLimit?: number;
+  logLevel?: string;
+  /** Where the built web UI lives; defaults to dist/renderer in the package. */
+  uiDir?: string;
+  /** Print the startup banner (address, fingerprint, setup link) to stdout. */
+  banner?: boolean;
+}
+
+export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey'>> & { adminKey?: string };
+
+export const DEFAULT_PORT = 7390;
+
+export function defaultDataDir(): string {
+  const xdg = process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(xdg, 'corral');
+}
+
+/** Every setting, its environment variable and its corral.yaml key, in one table the README mirrors. */
+const SETTINGS: { key: keyof OrchestratorConfig; env: string; yaml: string; type: 'string' | 'number' | 'boolean' }[] = [
+  { key: 'port', env: 'CORRAL_PORT', yaml: 'port', type: 'number' },
+  { key: 'bind', env: 'CORRAL_BIND', yaml: 'bind', type: 'string' },
+  { key: 'http', env: 'CORRAL_HTTP', yaml: 'http', type: 'boolean' },
+  { key: 'adminKey', env: 'CORRAL_ADMIN_KEY', yaml: 'admin_key', type: 'string' },
+  { key: 'tokenTtlHours', env: 'CORRAL_TOKEN_TTL_HOURS', yaml: 'token_ttl_hours', type: 'number' },
+  { key: 'authRateLimit', env: 'CORRAL_AUTH_RATE_LIMIT', yaml: 'auth_rate_limit', type: 'number' },
+  { key: 'maxAuthFailures', env: 'CORRAL_MAX_AUTH_FAILURES', yaml: 'max_auth_failures', type: 'number' },
+  { key: 'bodyLimit', env: 'CORRAL_BODY_LIMIT', yaml: 'body_limit', type: 'number' },
+  { key: 'logLevel', env: 'CORRAL_LOG_LEVEL', yaml: 'log_level', type: 'string' },
+];
+
+const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
+  port: DEFAULT_PORT,
+  bind: '0.0.0.0',
+  http: false,
+  tokenTtlHours: 12,
+  authRateLimit: 10,
+  maxAuthFailures: 10,
+  bodyLimit: 1024 * 1024,
+  logLevel: 'info',
+  banner: false,
+};
+
+export class ConfigError extends Error {}
+
+function coerce(value: unknown, type: 'string' | 'number' | 'boolean', where: string): string | number | boolean {
+  if (type === 'number') {
+    const n = typeof value === 'number' ? value : Number(value);
+    if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${where} must be a non-negative number, got ${String(value)}`);
+    return n;
+  }
+  if (type === 'boolean') {
+    if (typeof value === 'boolean') return value;
+    if (value === '1' || value === 'true') return true;
+    if (value === '0' || value === 'false' || value === '') return false;
+    throw new ConfigError(`${where} must be true or false, got ${String(value)}`);
+  }
+  if (typeof value !== 'string' && typeof value !== 'number') throw new ConfigError(`${where} must be a string`);
+  return String(value);
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): OrchestratorConfig {
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) if (env[s.env] !== undefined) out[s.key] = coerce(env[s.env], s.type, s.env);
+  return out as OrchestratorConfig;
+}
+
+function fromYaml(file: string): OrchestratorConfig {
+  if (!existsSync(file)) return {};
+  const doc = parseYaml(readFileSync(file, 'utf8')) as unknown;
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: expected a mapping of settings`);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) {
+    const s = SETTINGS.find((x) => x.yaml === k);
+    if (!s) throw new ConfigError(`${file}: unknown setting "${k}" (known: ${SETTINGS.map((x) => x.yaml).join(', ')})`);
+    out[s.key] = coerce(v, s.type, `${file}: ${k}`);
+  }
+  return out as OrchestratorConfig;
+}
+
+function defaultUiDir(): string {
+  return path.join(PACKAGE_ROOT, 'dist', 'renderer');
+}
+
+/** Merges flags over environment over corral.yaml over defaults, and reads an admin key file. */
+export function resolveConfig(flags: OrchestratorConfig = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const dataDir = path.resolve(flags.dataDir ?? env.CORRAL_DATA_DIR ?? defaultDataDir());
+  const merged = { ...DEFAULTS, ...fromYaml(path.join(dataDir, 'corral.yaml')), ...fromEnv(env) } as ResolvedConfig;
+  for (const [k, v] of Object.entries(flags)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+  merged.dataDir = dataDir;
+  merged.uiDir = flags.uiDir ?? defaultUiDir();
+  if (!Number.isInteger(merged.port) || merged.port > 65535) throw new ConfigError(`port must be 0-65535, got ${merged.port}`);
+  if (merged.adminKey && !merged.adminKey.trim().startsWith('ssh-')) {
+    const file = merged.adminKey.replace(/^~(?=$|\/)/, os.homedir());
+    if (!existsSync(file)) throw new ConfigError(`admin key file ${file} does not exist`);
+    merged.adminKey = readFileSync(file, 'utf8').trim().split('\n')[0]!;
+  }
+  return merged;
+}

@@ -1,0 +1,99 @@
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { SecureServerOptions } from 'node:http2';
+import { API_PREFIX } from '../../common/version.js';
+import type { Services } from '../context.js';
+import { auditRoutes } from '../routes/audit.js';
+import { authRoutes } from '../routes/auth.js';
+import { operatorRoutes } from '../routes/operators.js';
+import { setupRoutes } from '../routes/setup.js';
+import { statusRoutes } from '../routes/status.js';
+import { registerAccessControl } from './access.js';
+import { registerAuditHook } from './audit-hook.js';
+import { TooManyRequests } from './errors.js';
+import './fastify-augment.js';
+import { registerOpenApi } from './openapi.js';
+import { registerProblemHandlers } from './problem-handler.js';
+import { registerUi } from './ui.js';
+
+const SECRET_QUERY = /([?&](?:token|ticket)=)[^&]*/gi;
+
+function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    // Tokens travel in headers and, for streams, in query strings; neither may reach a log.
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
+        method: req.method,
+        url: req.url.replace(SECRET_QUERY, '$1[redacted]'),
+        ip: req.ip,
+        id: req.id,
+      }),
+    },
+  };
+}
+
+export interface BuildAppOptions {
+  https?: { key: string; cert: string };
+  logger?: boolean;
+}
+
+/** Builds the whole HTTP application without listening; launchers and tests decide what to do with it. */
+export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    ...(options.https ? { https: options.https as SecureServerOptions } : {}),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    // Fastify's own per-request lines are replaced by the one onResponse line below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const status = reply.statusCode;
+    const line = { reqId: request.id, method: request.method, url: request.url.replace(SECRET_QUERY, '$1[redacted]'), status, ms: Math.round(reply.elapsedTime) };
+    if (status >= 500) request.log.error(line, 'request failed');
+    else if (status >= 400) request.log.info(line, 'request refused');
+    else request.log.debug(line, 'request');
+  });
+
+  registerProblemHandlers(app);
+  await registerOpenApi(app);
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => {
+      const retry = Math.ceil(context.ttl / 1000);
+      return new TooManyRequests(`at most ${context.max} requests per minute to this endpoint; try again in ${retry} s`, retry);
+    },
+  });
+  registerAccessControl(app, services.auth);
+  registerAuditHook(app, services.audit);
+
+  await app.register(
+    async (api) => {
+      await api.register(statusRoutes, { services });
+      await api.register(setupRoutes, { services });
+      await api.register(authRoutes, { services });
+      await api.register(operatorRoutes, { services });
+      await api.register(auditRoutes, { services });
+      api.get(
+        '/openapi.json',
+        { config: { access: 'public' }, schema: { hide: true } },
+        async () => app.swagger(),
+      );
+    },
+    { prefix: API_PREFIX },
+  );
+  await registerUi(app, config.uiDir);
+  return app;
+}

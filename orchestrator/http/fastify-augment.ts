@@ -1,0 +1,24 @@
+import type { Access } from '../../common/auth.js';
+import type { Authenticated } from '../services/auth.js';
+
+export interface AuditOverride {
+  actor?: string | null;
+  target?: string | null;
+  details?: Record<string, unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route: 'public' or the lowest role allowed. Required on every API route. */
+    access?: Access;
+    /** Audit action name for mutating routes, e.g. "operator.create". */
+    audit?: string;
+  }
+  interface FastifyRequest {
+    auth?: Authenticated;
+    problemCode?: string;
+    auditOverride?: AuditOverride;
+    /** Set when the handler wrote its own audit event inside its transaction. */
+    auditRecorded?: boolean;
+  }
+}

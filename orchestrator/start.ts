@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type OrchestratorConfig, resolveConfig, type ResolvedConfig } from './config.js';
+import type { Services } from './context.js';
+import { openDatabase } from './db/database.js';
+import { buildApp } from './http/app.js';
+import { AuditRepository } from './repositories/audit.js';
+import { OperatorsRepository } from './repositories/operators.js';
+import { SessionsRepository } from './repositories/sessions.js';
+import { SettingsRepository } from './repositories/settings.js';
+import { AuditService } from './services/audit.js';
+import { AuthService } from './services/auth.js';
+import { OperatorsService } from './services/operators.js';
+import { ensureCertificate } from './tls.js';
+
+export interface OrchestratorHandle {
+  /** Base URL clients use, e.g. https://localhost:7390 */
+  url: string;
+  port: number;
+  tlsFingerprint: string | null;
+  /** One-time link that creates the first admin; only while no operator exists. */
+  setupUrl: string | null;
+  config: ResolvedConfig;
+  services: Services;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+function displayHost(bind: string): string {
+  if (bind === '0.0.0.0' || bind === '::' || bind === '') return 'localhost';
+  return bind.includes(':') ? `[${bind}]` : bind;
+}
+
+export function createServices(config: ResolvedConfig, tlsFingerprint: string | null): Services {
+  const db = openDatabase(path.join(config.dataDir, 'corral.db'));
+  const settings = new SettingsRepository(db);
+  const operators = new OperatorsService(db, new OperatorsRepository(db));
+  const audit = new AuditService(db, new AuditRepository(db), settings);
+  const auth = new AuthService(new SessionsRepository(db), operators, {
+    tokenTtlMs: config.tokenTtlHours * 3600_000,
+    maxFailuresPerOperator: config.maxAuthFailures,
+  });
+  return { config, db, audit, auth, operators, startedAt: Date.now(), tlsFingerprint };
+}
+
+/**
+ * Starts a whole orchestrator: store, API, web UI and background jobs.
+ * The CLI (`corral serve`), the Electron main process and the tests all call this.
+ */
+export async function startOrchestrator(options: OrchestratorConfig = {}, env: NodeJS.ProcessEnv = process.env): Promise<OrchestratorHandle> {
+  const config = resolveConfig(options, env);
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const tls = config.http ? null : await ensureCertificate(config.dataDir);
+  const services = createServices(config, tls?.fingerprint ?? null);
+  const { operators, audit, auth, db } = services;
+
+  if (config.adminKey) {
+    const result = operators.bootstrapAdmin(config.adminKey);
+    if (result.created) {
+      audit.record({ actor_type: 'system', actor: 'admin-key', action: 'setup.first_admin', target: 'admin', outcome: 'success', details: { via: '--admin-key' } });
+    }
+  }
+
+  const app = await buildApp(services, tls ? { https: { key: tls.key, cert: tls.cert } } : {});
+  try {
+    await app.listen({ port: config.port, host: config.bind });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `${tls ? 'https' : 'http'}://${displayHost(config.bind)}:${port}`;
+
+  const setup = auth.issueSetupToken();
+  const setupUrl = setup ? `${url}/#/setup?token=${setup.token}` : null;
+
+  audit.startRetentionJob((err) => app.log.error({ err }, 'audit retention job failed'));
+  const purge = setInterval(() => auth.purgeExpired(), 60_000);
+  purge.unref();
+
+  if (config.banner) {
+    const lines = [`Corral orchestrator listening on ${url}`, `  data directory: ${config.dataDir}`];
+    if (tls) lines.push(`  TLS certificate SHA-256: ${tls.fingerprint}`);
+    else lines.push('  plain HTTP (--http): use only on loopback or a trusted network');
+    if (setupUrl) lines.push('', 'No operator exists yet. Open this one-time link (valid 1 h) to create the first admin:', `  ${setupUrl}`);
+    console.log(lines.join('\n'));
+  }
+
+  let closed = false;
+  return {
+    url,
+    port,
+    tlsFingerprint: tls?.fingerprint ?? null,
+    setupUrl,
+    config,
+    services,
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(purge);
+      audit.stop();
+      await app.close();
+      db.close();
+    },
+  };
+}
