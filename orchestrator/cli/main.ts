@@ -29,8 +29,14 @@ Run "corral <command> --help" for a command's options.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '-h' || name === '--help') return console.log(mainHelp), 0;
-  if (name === '-v' || name === '--version' || name === 'version') return console.log(PACKAGE_VERSION), 0;
+  if (!name || name === '-h' || name === '--help') {
+    console.log(mainHelp);
+    return 0;
+  }
+  if (name === '-v' || name === '--version' || name === 'version') {
+    console.log(PACKAGE_VERSION);
+    return 0;
+  }
   if (name === 'help') {
     const cmd = rest[0] ? commands[rest[0]] : undefined;
     console.log(cmd ? cmd.help : mainHelp);

@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../../common/schemas/audit.js';
+import type Database from 'better-sqlite3';
 import type { Db } from '../db/database.js';
 
 export type NewAuditRow = Omit<AuditEvent, 'id' | 'details'> & { details: string };
@@ -28,6 +29,8 @@ export class AuditRepository {
   private readonly pruneStmt;
   private readonly lastBeforeStmt;
   private readonly ascending;
+  /** Filtered queries differ only in which conditions are present: one prepared statement per shape. */
+  private readonly queries = new Map<string, Database.Statement<Record<string, string | number>, AuditRow>>();
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -54,23 +57,29 @@ export class AuditRepository {
   query(f: AuditFilter): AuditEvent[] {
     const where: string[] = [];
     const args: Record<string, string | number> = { limit: f.limit };
-    if (f.actor !== undefined) (where.push('actor = @actor'), (args.actor = f.actor));
-    if (f.action !== undefined) {
-      if (f.action.endsWith('*')) {
-        where.push("action LIKE @action ESCAPE '\\'");
-        args.action = f.action.slice(0, -1).replace(/[\\%_]/g, (c) => '\\' + c) + '%';
-      } else {
-        where.push('action = @action');
-        args.action = f.action;
-      }
+    const add = (condition: string, key: string, value: string | number | undefined) => {
+      if (value === undefined) return;
+      where.push(condition);
+      args[key] = value;
+    };
+    if (f.action?.endsWith('*')) {
+      add("action LIKE @action ESCAPE '\\'", 'action', f.action.slice(0, -1).replace(/[\\%_]/g, (c) => '\\' + c) + '%');
+    } else {
+      add('action = @action', 'action', f.action);
     }
-    if (f.target !== undefined) (where.push('target = @target'), (args.target = f.target));
-    if (f.outcome !== undefined) (where.push('outcome = @outcome'), (args.outcome = f.outcome));
-    if (f.since !== undefined) (where.push('time >= @since'), (args.since = f.since));
-    if (f.until !== undefined) (where.push('time < @until'), (args.until = f.until));
-    if (f.beforeId !== undefined) (where.push('id < @beforeId'), (args.beforeId = f.beforeId));
+    add('actor = @actor', 'actor', f.actor);
+    add('target = @target', 'target', f.target);
+    add('outcome = @outcome', 'outcome', f.outcome);
+    add('time >= @since', 'since', f.since);
+    add('time < @until', 'until', f.until);
+    add('id < @beforeId', 'beforeId', f.beforeId);
     const sql = `SELECT * FROM audit_events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT @limit`;
-    return this.db.prepare<Record<string, string | number>, AuditRow>(sql).all(args).map(toEvent);
+    let stmt = this.queries.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<Record<string, string | number>, AuditRow>(sql);
+      this.queries.set(sql, stmt);
+    }
+    return stmt.all(args).map(toEvent);
   }
 
   /** Deletes every event older than `before`; returns how many and the hash the chain had reached. */

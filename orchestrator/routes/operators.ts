@@ -28,6 +28,7 @@ export const operatorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       },
     },
     async (request, reply) => {
+      request.auditOverride = { target: request.body.operator_id };
       const created = operators.create(request.body);
       request.auditOverride = { target: created.operator_id, details: { role: created.role, keys: created.public_keys.length } };
       return reply.code(201).header('location', `/api/v1/operators/${created.operator_id}`).send(created);
