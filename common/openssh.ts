@@ -24,7 +24,12 @@ export function base64Encode(bytes: Uint8Array): string {
 export function base64Decode(text: string): Uint8Array {
   const clean = text.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) throw new SshFormatError('not valid base64');
-  const binary = atob(clean);
+  let binary: string;
+  try {
+    binary = atob(clean);
+  } catch {
+    throw new SshFormatError('not valid base64'); // e.g. a length that is 1 mod 4
+  }
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;

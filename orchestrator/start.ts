@@ -66,6 +66,7 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
   try {
     await app.listen({ port: config.port, host: config.bind });
   } catch (err) {
+    await app.close();
     db.close();
     throw err;
   }

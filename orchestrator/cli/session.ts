@@ -2,6 +2,13 @@ import { ApiClient, describeProblem, type ApiResponse } from './client.js';
 import { loadCredentials } from './credentials.js';
 import { CliError } from './errors.js';
 
+/** Options every command that talks to the API accepts, for node:util parseArgs. */
+export const CONNECTION_OPTIONS = {
+  url: { type: 'string' },
+  fingerprint: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export interface ConnectionFlags {
   url?: string;
   fingerprint?: string;

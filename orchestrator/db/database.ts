@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -56,6 +56,8 @@ export function migrate(db: Db, dir = MIGRATIONS_DIR): number {
 }
 
 export function openDatabase(file: string): Db {
+  // Operators' keys and the audit log are nobody else's business; SQLite gives -wal/-shm the same mode.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // FULL: a transaction the API acknowledged survives a crash of the process or the machine.

@@ -68,6 +68,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   });
 
   registerProblemHandlers(app);
+  // The API takes JSON only; without this, Fastify's built-in text/plain parser turns a
+  // wrong content type into a misleading "body: must be object" 400 instead of a 415.
+  app.removeContentTypeParser('text/plain');
   await registerOpenApi(app);
   await app.register(rateLimit, {
     global: false,

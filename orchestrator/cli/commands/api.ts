@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describeProblem } from '../client.js';
 import { CliError } from '../errors.js';
-import { authenticatedClient } from '../session.js';
+import { authenticatedClient, CONNECTION_OPTIONS } from '../session.js';
 
 export const apiHelp = `Usage: corral api METHOD PATH [JSON | @FILE | -]
 
@@ -35,10 +35,8 @@ export async function api(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      url: { type: 'string' },
-      fingerprint: { type: 'string' },
       include: { type: 'boolean', short: 'i' },
-      help: { type: 'boolean', short: 'h' },
+      ...CONNECTION_OPTIONS,
     },
   });
   if (values.help) return void console.log(apiHelp);

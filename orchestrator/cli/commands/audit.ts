@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { AuditEvent } from '../../../common/schemas/audit.js';
 import type { List } from '../../../common/schemas/shared.js';
 import { CliError } from '../errors.js';
-import { authenticatedClient, call } from '../session.js';
+import { authenticatedClient, call, CONNECTION_OPTIONS } from '../session.js';
 import { printTable } from '../table.js';
 
 export const auditHelp = `Usage: corral audit <command>
@@ -32,9 +32,7 @@ export async function audit(argv: string[]): Promise<void> {
       before: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
-      url: { type: 'string' },
-      fingerprint: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...CONNECTION_OPTIONS,
     },
   });
   const [sub, arg] = positionals;

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Operator } from '../../../common/schemas/operators.js';
 import type { List } from '../../../common/schemas/shared.js';
 import { CliError } from '../errors.js';
-import { authenticatedClient, call } from '../session.js';
+import { authenticatedClient, call, CONNECTION_OPTIONS } from '../session.js';
 import { printTable } from '../table.js';
 
 export const operatorsHelp = `Usage: corral operators <command>
@@ -40,10 +40,8 @@ export async function operators(argv: string[]): Promise<void> {
       role: { type: 'string' },
       key: { type: 'string', multiple: true },
       name: { type: 'string' },
-      url: { type: 'string' },
-      fingerprint: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+      ...CONNECTION_OPTIONS,
     },
   });
   const [sub, id, ...rest] = positionals;

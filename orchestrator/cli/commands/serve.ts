@@ -44,13 +44,17 @@ export async function serve(argv: string[]): Promise<void> {
     logLevel: values['log-level'],
     banner: true,
   });
+  let stopping = false;
   const stop = (signal: string) => {
+    // A second Ctrl+C (the terminal and npm both forward one) must not cut the shutdown short.
+    if (stopping) return;
+    stopping = true;
     handle.app.log.info({ signal }, 'shutting down');
     handle.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
