@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type OrchestratorConfig, resolveConfig, type ResolvedConfig } from './config.js';
+import { ConfigError, type OrchestratorConfig, resolveConfig, type ResolvedConfig } from './config.js';
 import type { Services } from './context.js';
 import { openDatabase } from './db/database.js';
 import { buildApp } from './http/app.js';
@@ -13,6 +13,18 @@ import { AuditService } from './services/audit.js';
 import { AuthService } from './services/auth.js';
 import { OperatorsService } from './services/operators.js';
 import { ensureCertificate } from './tls.js';
+import { HttpError } from './http/errors.js';
+import { parseOperatorKey } from './services/keys.js';
+
+/** Checks --admin-key before anything is opened, with a message that names the flag. */
+function parseAdminKey(line: string): void {
+  try {
+    parseOperatorKey(line, 'admin key');
+  } catch (err) {
+    if (err instanceof HttpError) throw new ConfigError(`--admin-key / admin_key: ${err.message.replace(/^admin key: /, '')}`);
+    throw err;
+  }
+}
 
 export interface OrchestratorHandle {
   /** Base URL clients use, e.g. https://localhost:7390 */
@@ -50,23 +62,24 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
  */
 export async function startOrchestrator(options: OrchestratorConfig = {}, env: NodeJS.ProcessEnv = process.env): Promise<OrchestratorHandle> {
   const config = resolveConfig(options, env);
+  if (config.adminKey) parseAdminKey(config.adminKey);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const tls = config.http ? null : await ensureCertificate(config.dataDir);
   const services = createServices(config, tls?.fingerprint ?? null);
   const { operators, audit, auth, db } = services;
 
-  if (config.adminKey) {
-    const result = operators.bootstrapAdmin(config.adminKey);
-    if (result.created) {
-      audit.record({ actor_type: 'system', actor: 'admin-key', action: 'setup.first_admin', target: 'admin', outcome: 'success', details: { via: '--admin-key' } });
-    }
-  }
-
-  const app = await buildApp(services, tls ? { https: { key: tls.key, cert: tls.cert } } : {});
+  let app: FastifyInstance | undefined;
   try {
+    if (config.adminKey) {
+      const result = operators.bootstrapAdmin(config.adminKey);
+      if (result.created) {
+        audit.record({ actor_type: 'system', actor: 'admin-key', action: 'setup.first_admin', target: 'admin', outcome: 'success', details: { via: '--admin-key' } });
+      }
+    }
+    app = await buildApp(services, tls ? { https: { key: tls.key, cert: tls.cert } } : {});
     await app.listen({ port: config.port, host: config.bind });
   } catch (err) {
-    await app.close();
+    await app?.close();
     db.close();
     throw err;
   }

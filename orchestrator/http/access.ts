@@ -50,10 +50,15 @@ export function registerAccessControl(app: FastifyInstance, auth: AuthService): 
     if (!access) return;
     const header = request.headers.authorization;
     if (header) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      if (!match) throw new Unauthorized('the Authorization header must be "Bearer <token>"', 'token-invalid');
-      const session = auth.authenticate(match[1]!);
-      if (!session) throw new Unauthorized('the session token is invalid, expired or revoked; sign in again', 'token-invalid');
+      const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+      const session = token ? auth.authenticate(token) : undefined;
+      // A stale token must not stand between anyone and the public routes (status, sign-in).
+      if (!session && access !== 'public') {
+        throw new Unauthorized(
+          token ? 'the session token is invalid, expired or revoked; sign in again' : 'the Authorization header must be "Bearer <token>"',
+          'token-invalid',
+        );
+      }
       request.auth = session;
     }
     if (access === 'public') return;

@@ -17,6 +17,7 @@ import './fastify-augment.js';
 import { registerOpenApi } from './openapi.js';
 import { registerProblemHandlers } from './problem-handler.js';
 import { registerUi } from './ui.js';
+import { validatorCompiler } from './validators.js';
 
 const SECRET_QUERY = /([?&](?:token|ticket)=)[^&]*/gi;
 
@@ -53,7 +54,6 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (request, reply) => {
@@ -67,6 +67,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     else request.log.debug(line, 'request');
   });
 
+  app.setValidatorCompiler(validatorCompiler);
   registerProblemHandlers(app);
   // The API takes JSON only; without this, Fastify's built-in text/plain parser turns a
   // wrong content type into a misleading "body: must be object" 400 instead of a 415.

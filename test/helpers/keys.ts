@@ -1,10 +1,10 @@
 // Ed25519 keys for tests, made with node:crypto (fast) or the real ssh-keygen
 // (to prove compatibility with OpenSSH's own files and signatures).
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatPublicKey } from '../../common/openssh.js';
+import { formatPublicKey, parsePrivateKey } from '../../common/openssh.js';
 import { keyFingerprint } from '../../orchestrator/services/keys.js';
 
 export interface TestKey {
@@ -20,8 +20,11 @@ export interface TestKey {
 }
 
 export function makeKey(comment = 'test@corral'): TestKey {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const spki = publicKey.export({ format: 'der', type: 'spki' });
+  return testKey(generateKeyPairSync('ed25519').privateKey, comment);
+}
+
+function testKey(privateKey: KeyObject, comment: string): TestKey {
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   const raw = new Uint8Array(spki.subarray(spki.length - 32));
   return {
     raw,
@@ -30,6 +33,15 @@ export function makeKey(comment = 'test@corral'): TestKey {
     privateKey,
     sign: (message) => sign(null, Buffer.from(message, 'utf8'), privateKey).toString('base64'),
   };
+}
+
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** A TestKey for an unencrypted OpenSSH private key file (e.g. one ssh-keygen made). */
+export function keyFromFile(file: string): TestKey {
+  const parsed = parsePrivateKey(readFileSync(file, 'utf8'));
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, parsed.seed]), format: 'der', type: 'pkcs8' });
+  return testKey(privateKey, parsed.comment);
 }
 
 export interface SshKeyFile {

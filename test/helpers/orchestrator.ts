@@ -106,6 +106,8 @@ export interface TestOrchestrator {
 export interface TestOrchestratorOptions extends OrchestratorConfig {
   /** Create the first admin with a generated key (default true). */
   withAdmin?: boolean;
+  /** Create the first admin with this key instead of a generated one. */
+  admin?: TestKey;
   /** Keep the data directory when closing (for restart tests). */
   keepDataDir?: boolean;
 }
@@ -114,23 +116,29 @@ let counter = 0;
 
 /** Starts a real orchestrator on 127.0.0.1 with a random port, plain HTTP unless http: false. */
 export async function startTestOrchestrator(options: TestOrchestratorOptions = {}): Promise<TestOrchestrator> {
-  const { withAdmin = true, keepDataDir = false, ...config } = options;
+  const { withAdmin = true, keepDataDir = false, admin, ...config } = options;
   const dataDir = config.dataDir ?? tempDir();
-  const adminKey = withAdmin && !config.adminKey ? makeKey('admin@corral-test') : undefined;
-  const handle = await startOrchestrator(
-    {
-      port: 0,
-      bind: '127.0.0.1',
-      http: true,
-      logLevel: 'silent',
-      authRateLimit: 100_000,
-      maxAuthFailures: 100_000,
-      ...(adminKey ? { adminKey: adminKey.publicLine } : {}),
-      ...config,
-      dataDir,
-    },
-    {}, // no CORRAL_* from the environment running the tests
-  );
+  const adminKey = admin ?? (withAdmin && !config.adminKey ? makeKey('admin@corral-test') : undefined);
+  let handle: OrchestratorHandle;
+  try {
+    handle = await startOrchestrator(
+      {
+        port: 0,
+        bind: '127.0.0.1',
+        http: true,
+        logLevel: 'silent',
+        authRateLimit: 100_000,
+        maxAuthFailures: 100_000,
+        ...(adminKey ? { adminKey: adminKey.publicLine } : {}),
+        ...config,
+        dataDir,
+      },
+      {}, // no CORRAL_* from the environment running the tests
+    );
+  } catch (err) {
+    if (!config.dataDir) removeDir(dataDir);
+    throw err;
+  }
   const secure = handle.url.startsWith('https:');
   const api = makeApi(handle.url, secure ? { ca: readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8') } : {});
 

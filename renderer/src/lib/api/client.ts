@@ -1,0 +1,96 @@
+// The one typed client of the management API. Every request and response type
+// comes from the TypeBox schemas the orchestrator validates with (common/schemas).
+import type { Static } from 'typebox';
+import type { AuditChainReport, AuditEvent, AuditPruneResponse, AuditQuery, AuditRetention } from '../../../../common/schemas/audit.js';
+import type {
+  AddKeyRequest,
+  ChallengeRequest,
+  ChallengeResponse,
+  SessionResponse,
+  SetupRequest,
+  VerifyRequest,
+  WhoAmIResponse,
+} from '../../../../common/schemas/auth.js';
+import type { CreateOperatorRequest, Operator } from '../../../../common/schemas/operators.js';
+import type { List, ListQuery } from '../../../../common/schemas/shared.js';
+import type { StatusResponse } from '../../../../common/schemas/status.js';
+import { API_PREFIX } from '../../../../common/version.js';
+import { ApiError, NetworkError, problemFrom } from './errors.js';
+
+export type ListParams = Static<typeof ListQuery>;
+export type AuditPruneResult = Static<typeof AuditPruneResponse>;
+export type AuditChainResult = Static<typeof AuditChainReport>;
+export type { AuditEvent, AuditQuery, AuditRetention, ChallengeResponse, Operator, SessionResponse, StatusResponse, WhoAmIResponse };
+
+type QueryValue = string | number | boolean | null | undefined;
+
+interface RequestOptions {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+}
+
+export class ApiClient {
+  constructor(
+    /** Reads the current session token, if any. */
+    private readonly token: () => string | null,
+    /** Relative to the page, so a reverse proxy may serve Corral under a sub-path. */
+    private readonly base = API_PREFIX.replace(/^\//, ''),
+  ) {}
+
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.base + path, document.baseURI);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+    const token = this.token();
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers, body, cache: 'no-store' });
+    } catch (err) {
+      throw new NetworkError(url.origin + url.pathname, err);
+    }
+    const text = response.status === 204 ? '' : await response.text();
+    let data: unknown = undefined;
+    if (text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        data = text;
+      }
+    }
+    if (!response.ok) throw new ApiError(problemFrom(response.status, response.statusText, data), token !== null);
+    return data as T;
+  }
+
+  // status
+  status = () => this.request<StatusResponse>('GET', '/status');
+
+  // first admin and authentication
+  setup = (body: SetupRequest) => this.request<Operator>('POST', '/setup', { body });
+  challenge = (body: ChallengeRequest) => this.request<ChallengeResponse>('POST', '/auth/challenge', { body });
+  verify = (body: VerifyRequest) => this.request<SessionResponse>('POST', '/auth/verify', { body });
+  whoami = () => this.request<WhoAmIResponse>('GET', '/auth/session');
+  signOut = () => this.request<void>('DELETE', '/auth/session');
+  addOwnKey = (body: AddKeyRequest) => this.request<Operator>('POST', '/auth/keys', { body });
+  removeOwnKey = (fingerprint: string) => this.request<Operator>('DELETE', '/auth/keys', { query: { fingerprint } });
+
+  // operators
+  listOperators = (query: ListParams = {}) => this.request<List<Operator>>('GET', '/operators', { query });
+  getOperator = (operatorId: string) => this.request<Operator>('GET', `/operators/${encodeURIComponent(operatorId)}`);
+  createOperator = (body: CreateOperatorRequest) => this.request<Operator>('POST', '/operators', { body });
+  removeOperator = (operatorId: string) => this.request<void>('DELETE', `/operators/${encodeURIComponent(operatorId)}`);
+
+  // audit
+  listAudit = (query: AuditQuery = {}) => this.request<List<AuditEvent>>('GET', '/audit', { query });
+  pruneAudit = (before: string) => this.request<AuditPruneResult>('DELETE', '/audit', { query: { before } });
+  getAuditRetention = () => this.request<AuditRetention>('GET', '/audit/retention');
+  setAuditRetention = (body: AuditRetention) => this.request<AuditRetention>('PUT', '/audit/retention', { body });
+  verifyAudit = () => this.request<AuditChainResult>('GET', '/audit/verify');
+}

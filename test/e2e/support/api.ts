@@ -1,0 +1,44 @@
+import type { SessionResponse } from '../../../common/schemas/auth.js';
+import type { CreateOperatorRequest, Operator } from '../../../common/schemas/operators.js';
+import { sshsign, type SshKey } from './ssh.js';
+
+/** A few direct API calls for arranging test data. */
+export class ApiHelper {
+  constructor(
+    private readonly baseUrl: string,
+    private token?: string,
+  ) {}
+
+  private async call<T>(method: string, route: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.baseUrl}/api/v1${route}`, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  async signIn(operatorId: string, key: SshKey): Promise<void> {
+    const challenge = await this.call<{ nonce: string; message: string }>('POST', '/auth/challenge', { operator_id: operatorId });
+    const session = await this.call<SessionResponse>('POST', '/auth/verify', { operator_id: operatorId, nonce: challenge.nonce, signature: sshsign(key, challenge.message) });
+    this.token = session.token;
+  }
+
+  /** An unauthenticated challenge: cheap, and audited, so tests use it to fill the log. */
+  async challenge(operatorId: string): Promise<void> {
+    await this.call('POST', '/auth/challenge', { operator_id: operatorId });
+  }
+
+  async signOut(): Promise<void> {
+    await this.call<void>('DELETE', '/auth/session');
+  }
+
+  createOperator(request: CreateOperatorRequest): Promise<Operator> {
+    return this.call<Operator>('POST', '/operators', request);
+  }
+}

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, DEFAULT_PORT, resolveConfig } from '../../orchestrator/config.js';
+import { startOrchestrator } from '../../orchestrator/start.js';
+import { makeKey } from '../helpers/keys.js';
+import { removeDir, tempDir } from '../helpers/orchestrator.js';
+
+let dataDir: string;
+before(() => {
+  dataDir = tempDir('corral-config-');
+});
+after(() => removeDir(dataDir));
+
+function yaml(text: string): void {
+  writeFileSync(path.join(dataDir, 'corral.yaml'), text);
+}
+
+describe('resolveConfig', () => {
+  it('has the documented defaults', () => {
+    yaml('');
+    const c = resolveConfig({ dataDir }, {});
+    assert.equal(c.port, DEFAULT_PORT);
+    assert.equal(c.port, 7390);
+    assert.equal(c.bind, '0.0.0.0');
+    assert.equal(c.http, false);
+    assert.equal(c.tokenTtlHours, 12);
+    assert.equal(c.authRateLimit, 10);
+    assert.equal(c.bodyLimit, 1024 * 1024);
+    assert.equal(c.dataDir, path.resolve(dataDir));
+    assert.equal(c.adminKey, undefined);
+  });
+
+  it('takes corral.yaml over defaults, environment over corral.yaml, flags over the environment', () => {
+    yaml('port: 7001\nbind: 10.0.0.1\nhttp: true\ntoken_ttl_hours: 2\nlog_level: debug\n');
+    const fromYaml = resolveConfig({ dataDir }, {});
+    assert.deepEqual([fromYaml.port, fromYaml.bind, fromYaml.http, fromYaml.tokenTtlHours, fromYaml.logLevel], [7001, '10.0.0.1', true, 2, 'debug']);
+
+    const env = { CORRAL_PORT: '7002', CORRAL_HTTP: 'false', CORRAL_LOG_LEVEL: 'warn' };
+    const fromEnv = resolveConfig({ dataDir }, env);
+    assert.deepEqual([fromEnv.port, fromEnv.bind, fromEnv.http, fromEnv.tokenTtlHours, fromEnv.logLevel], [7002, '10.0.0.1', false, 2, 'warn']);
+
+    const fromFlags = resolveConfig({ dataDir, port: 7003, http: true }, env);
+    assert.deepEqual([fromFlags.port, fromFlags.bind, fromFlags.http, fromFlags.logLevel], [7003, '10.0.0.1', true, 'warn']);
+    // An undefined flag (not given on the command line) does not hide the layers below.
+    assert.equal(resolveConfig({ dataDir, port: undefined }, env).port, 7002);
+  });
+
+  it('finds the data directory from the flag, then CORRAL_DATA_DIR', () => {
+    yaml('port: 7010\n');
+    assert.equal(resolveConfig({}, { CORRAL_DATA_DIR: dataDir }).port, 7010, 'corral.yaml read from CORRAL_DATA_DIR');
+    assert.equal(resolveConfig({ dataDir }, { CORRAL_DATA_DIR: '/nonexistent' }).dataDir, path.resolve(dataDir));
+  });
+
+  it('refuses an unknown corral.yaml key, naming it', () => {
+    yaml('port: 7000\nprot: 7001\n');
+    assert.throws(
+      () => resolveConfig({ dataDir }, {}),
+      (err: unknown) => err instanceof ConfigError && /unknown setting "prot"/.test(err.message),
+    );
+  });
+
+  it('refuses values of the wrong kind from corral.yaml and the environment', () => {
+    yaml('- a list\n');
+    assert.throws(() => resolveConfig({ dataDir }, {}), ConfigError);
+    yaml('http: maybe\n');
+    assert.throws(() => resolveConfig({ dataDir }, {}), /true or false/);
+    yaml('');
+    assert.throws(() => resolveConfig({ dataDir }, { CORRAL_PORT: 'eighty' }), /CORRAL_PORT must be a non-negative number/);
+    assert.throws(() => resolveConfig({ dataDir }, { CORRAL_PORT: '70000' }), /port must be 0-65535/);
+    assert.throws(() => resolveConfig({ dataDir }, { CORRAL_HTTP: 'yes please' }), ConfigError);
+  });
+
+  it('reads the admin key from a line, or from a .pub file', () => {
+    yaml('');
+    const key = makeKey('boss@laptop');
+    assert.equal(resolveConfig({ dataDir, adminKey: key.publicLine }, {}).adminKey, key.publicLine);
+    const file = path.join(dataDir, 'boss.pub');
+    writeFileSync(file, key.publicLine + '\n');
+    assert.equal(resolveConfig({ dataDir, adminKey: file }, {}).adminKey, key.publicLine);
+    assert.equal(resolveConfig({ dataDir }, { CORRAL_ADMIN_KEY: file }).adminKey, key.publicLine);
+    yaml(`admin_key: ${file}\n`);
+    assert.equal(resolveConfig({ dataDir }, {}).adminKey, key.publicLine);
+    yaml('');
+    assert.throws(() => resolveConfig({ dataDir, adminKey: path.join(dataDir, 'missing.pub') }, {}), /does not exist/);
+  });
+
+  it('refuses a bad admin key at start, naming the flag, before creating anything', async () => {
+    yaml('');
+    const fresh = tempDir('corral-badkey-');
+    try {
+      await assert.rejects(
+        startOrchestrator({ dataDir: fresh, http: true, port: 0, bind: '127.0.0.1', adminKey: 'ssh-rsa AAAAB3NzaC1yc2E= me' }, {}),
+        (err: Error) => err instanceof ConfigError && /--admin-key/.test(err.message) && /ssh-ed25519/.test(err.message),
+      );
+      assert.equal(existsSync(path.join(fresh, 'corral.db')), false, 'no database was created');
+    } finally {
+      removeDir(fresh);
+    }
+  });
+});
