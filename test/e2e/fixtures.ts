@@ -1,4 +1,4 @@
-import { test as base } from '@playwright/test';
+import { test as base, expect } from '@playwright/test';
 import { startOrchestrator, type RunningOrchestrator } from './support/orchestrator.js';
 import type { SshKey } from './support/ssh.js';
 
@@ -10,6 +10,8 @@ interface Options {
 interface Fixtures {
   /** A fresh orchestrator with its own data directory, stopped and removed after the test. */
   orchestrator: RunningOrchestrator;
+  /** Fails any test whose page broke the Content-Security-Policy or threw an uncaught error. */
+  pageHealth: void;
 }
 
 export const test = base.extend<Options & Fixtures>({
@@ -19,6 +21,18 @@ export const test = base.extend<Options & Fixtures>({
     await use(orchestrator);
     await orchestrator.stop();
   },
+  pageHealth: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && /Content Security Policy/i.test(msg.text())) problems.push(msg.text());
+      });
+      page.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));
+      await use();
+      expect(problems, 'no CSP violations or uncaught errors in the page').toEqual([]);
+    },
+    { auto: true },
+  ],
 });
 
-export { expect } from '@playwright/test';
+export { expect };
