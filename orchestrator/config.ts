@@ -18,13 +18,19 @@ export interface OrchestratorConfig {
   maxAuthFailures?: number;
   bodyLimit?: number;
   logLevel?: string;
+  /** Seconds between agent heartbeats; an agent is offline after three missed ones. */
+  heartbeatS?: number;
+  /** UDP port agents listen on for discovery probes. */
+  discoveryPort?: number;
+  /** URL agents should dial, put in discovery probes; default: the probing interface's address. */
+  publicUrl?: string;
   /** Where the built web UI lives; defaults to dist/renderer in the package. */
   uiDir?: string;
   /** Print the startup banner (address, fingerprint, setup link) to stdout. */
   banner?: boolean;
 }
 
-export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey'>> & { adminKey?: string };
+export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey' | 'publicUrl'>> & { adminKey?: string; publicUrl?: string };
 
 export const DEFAULT_PORT = 7390;
 
@@ -44,6 +50,9 @@ const SETTINGS: { key: keyof OrchestratorConfig; env: string; yaml: string; type
   { key: 'maxAuthFailures', env: 'CORRAL_MAX_AUTH_FAILURES', yaml: 'max_auth_failures', type: 'number' },
   { key: 'bodyLimit', env: 'CORRAL_BODY_LIMIT', yaml: 'body_limit', type: 'number' },
   { key: 'logLevel', env: 'CORRAL_LOG_LEVEL', yaml: 'log_level', type: 'string' },
+  { key: 'heartbeatS', env: 'CORRAL_HEARTBEAT_S', yaml: 'heartbeat_s', type: 'number' },
+  { key: 'discoveryPort', env: 'CORRAL_DISCOVERY_PORT', yaml: 'discovery_port', type: 'number' },
+  { key: 'publicUrl', env: 'CORRAL_PUBLIC_URL', yaml: 'public_url', type: 'string' },
 ];
 
 const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
@@ -56,6 +65,8 @@ const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
   bodyLimit: 1024 * 1024,
   logLevel: 'info',
   banner: false,
+  heartbeatS: 10,
+  discoveryPort: 7391,
 };
 
 export class ConfigError extends Error {}
@@ -108,6 +119,10 @@ export function resolveConfig(flags: OrchestratorConfig = {}, env: NodeJS.Proces
   merged.dataDir = dataDir;
   merged.uiDir = flags.uiDir ?? defaultUiDir();
   if (!Number.isInteger(merged.port) || merged.port > 65535) throw new ConfigError(`port must be 0-65535, got ${merged.port}`);
+  if (!Number.isInteger(merged.discoveryPort) || merged.discoveryPort < 1 || merged.discoveryPort > 65535) {
+    throw new ConfigError(`discovery_port must be 1-65535, got ${merged.discoveryPort}`);
+  }
+  if (!(merged.heartbeatS >= 1 && merged.heartbeatS <= 300)) throw new ConfigError(`heartbeat_s must be 1-300, got ${merged.heartbeatS}`);
   if (merged.adminKey && !merged.adminKey.trim().startsWith('ssh-')) {
     const file = merged.adminKey.replace(/^~(?=$|\/)/, os.homedir());
     if (!existsSync(file)) throw new ConfigError(`admin key file ${file} does not exist`);

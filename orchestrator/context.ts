@@ -1,7 +1,12 @@
 import type { Db } from './db/database.js';
 import type { ResolvedConfig } from './config.js';
+import type { AgentHub } from './hub/agent-hub.js';
+import type { AgentEvents, AgentPresence } from './services/agent-presence.js';
+import type { AgentsService } from './services/agents.js';
 import type { AuditService } from './services/audit.js';
 import type { AuthService } from './services/auth.js';
+import type { DiscoveryService } from './services/discovery.js';
+import type { MetricsService } from './services/metrics.js';
 import type { OperatorsService } from './services/operators.js';
 
 /** Everything route plugins need, built once per orchestrator. */
@@ -11,6 +16,14 @@ export interface Services {
   audit: AuditService;
   auth: AuthService;
   operators: OperatorsService;
+  agentEvents: AgentEvents;
+  presence: AgentPresence;
+  agents: AgentsService;
+  metrics: MetricsService;
+  hub: AgentHub;
+  discovery: DiscoveryService;
   startedAt: number;
   tlsFingerprint: string | null;
+  /** The port actually listened on (known after listen; port 0 picks one). */
+  listenPort: number;
 }

@@ -5,11 +5,18 @@ import { ConfigError, type OrchestratorConfig, resolveConfig, type ResolvedConfi
 import type { Services } from './context.js';
 import { openDatabase } from './db/database.js';
 import { buildApp } from './http/app.js';
+import { AgentHub } from './hub/agent-hub.js';
+import { AgentsRepository } from './repositories/agents.js';
 import { AuditRepository } from './repositories/audit.js';
+import { MetricsRepository } from './repositories/metrics.js';
 import { OperatorsRepository } from './repositories/operators.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SettingsRepository } from './repositories/settings.js';
+import { AgentEvents, AgentPresence } from './services/agent-presence.js';
+import { AgentsService } from './services/agents.js';
 import { AuditService } from './services/audit.js';
+import { DiscoveryService } from './services/discovery.js';
+import { MetricsService } from './services/metrics.js';
 import { AuthService } from './services/auth.js';
 import { OperatorsService } from './services/operators.js';
 import { ensureCertificate } from './tls.js';
@@ -53,7 +60,30 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
     tokenTtlMs: config.tokenTtlHours * 3600_000,
     maxFailuresPerOperator: config.maxAuthFailures,
   });
-  return { config, db, audit, auth, operators, startedAt: Date.now(), tlsFingerprint };
+  const agentEvents = new AgentEvents();
+  const presence = new AgentPresence(agentEvents);
+  const metrics = new MetricsService(new MetricsRepository(db));
+  // The rows go by ON DELETE CASCADE; the in-memory latest sample goes here.
+  agentEvents.on('deleted', (nodeId) => metrics.forget(nodeId));
+  const agentsRepo = new AgentsRepository(db);
+  const agents = new AgentsService(db, agentsRepo, presence, agentEvents, metrics);
+  const hub = new AgentHub(agents, presence, audit, metrics, { heartbeatS: config.heartbeatS });
+  const services: Services = {
+    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub,
+    discovery: new DiscoveryService({
+      port: config.discoveryPort,
+      scheme: config.http ? 'http' : 'https',
+      apiPort: () => services.listenPort,
+      bind: config.bind,
+      publicUrl: config.publicUrl,
+      fingerprint: tlsFingerprint,
+      isKnown: (nodeId) => agentsRepo.get(nodeId) !== undefined,
+    }),
+    startedAt: Date.now(),
+    tlsFingerprint,
+    listenPort: config.port,
+  };
+  return services;
 }
 
 /**
@@ -85,12 +115,14 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  services.listenPort = port;
   const url = `${tls ? 'https' : 'http'}://${displayHost(config.bind)}:${port}`;
 
   const setup = auth.issueSetupToken();
   const setupUrl = setup ? `${url}/#/setup?token=${setup.token}` : null;
 
   audit.startRetentionJob((err) => app.log.error({ err }, 'audit retention job failed'));
+  services.metrics.start((err) => app.log.error({ err }, 'metrics retention job failed'));
   const purge = setInterval(() => auth.purgeExpired(), 60_000);
   purge.unref();
 
@@ -116,6 +148,8 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
       closed = true;
       clearInterval(purge);
       audit.stop();
+      services.metrics.stop();
+      services.hub.stop();
       await app.close();
       db.close();
     },

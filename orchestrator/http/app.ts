@@ -5,7 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { SecureServerOptions } from 'node:http2';
 import { API_PREFIX } from '../../common/version.js';
 import type { Services } from '../context.js';
+import { agentRoutes } from '../routes/agents.js';
 import { auditRoutes } from '../routes/audit.js';
+import { discoveryRoutes } from '../routes/discovery.js';
+import { metricsRoutes } from '../routes/metrics.js';
+import { tagRoutes } from '../routes/tags.js';
 import { authRoutes } from '../routes/auth.js';
 import { operatorRoutes } from '../routes/operators.js';
 import { setupRoutes } from '../routes/setup.js';
@@ -82,6 +86,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   });
   registerAccessControl(app, services.auth);
   registerAuditHook(app, services.audit);
+  // The agent link shares the API's port (DESIGN.md); the websocket plugin must precede routes.
+  await services.hub.register(app);
 
   await app.register(
     async (api) => {
@@ -90,6 +96,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(authRoutes, { services });
       await api.register(operatorRoutes, { services });
       await api.register(auditRoutes, { services });
+      await api.register(agentRoutes, { services });
+      await api.register(tagRoutes, { services });
+      await api.register(metricsRoutes, { services });
+      await api.register(discoveryRoutes, { services });
       api.get(
         '/openapi.json',
         { config: { access: 'public' }, schema: { hide: true } },

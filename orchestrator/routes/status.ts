@@ -24,8 +24,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         uptime_s: Math.floor((Date.now() - services.startedAt) / 1000),
         tls_fingerprint: services.tlsFingerprint,
         setup_required: services.operators.count() === 0,
-        // Agents arrive with the agent hub; until then none can be connected.
-        checks: { database, agents_connected: 0, agents_total: 0 },
+        checks: { database, agents_connected: services.hub.connectedCount(), agents_total: services.agents.count() },
       };
     },
   );

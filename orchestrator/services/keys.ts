@@ -1,12 +1,8 @@
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { ed25519PublicBlob, parsePublicKey, SshFormatError, type ParsedPublicKey } from '../../common/openssh.js';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { keyFingerprint } from '../../common/node/key-fingerprint.js';
+import { parsePublicKey, SshFormatError, type ParsedPublicKey } from '../../common/openssh.js';
 import { BadRequest } from '../http/errors.js';
 
-/** SHA256 fingerprint exactly as `ssh-keygen -l` prints it. */
-export function keyFingerprint(rawKey: Uint8Array): string {
-  const digest = createHash('sha256').update(ed25519PublicBlob(rawKey)).digest('base64');
-  return 'SHA256:' + digest.replace(/=+$/, '');
-}
 
 /** Parses an operator's public key line, turning format problems into a 400 naming the field. */
 export function parseOperatorKey(line: string, field: string): ParsedPublicKey & { fingerprint: string } {
@@ -29,3 +25,5 @@ export function verifyEd25519(rawKey: Uint8Array, message: Uint8Array, signature
   if (signature.length !== 64) return false;
   return verify(null, message, ed25519KeyObject(rawKey), signature);
 }
+
+export { keyFingerprint };
