@@ -29,6 +29,13 @@ export function nodeIdFromHostname(hostname: string): string {
 
 export type ApprovalStatus = 'pending' | 'accepted' | 'rejected';
 
+/** Allowed approval changes (DESIGN.md "Agents"); the orchestrator enforces them, the UI offers only these. */
+export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalStatus, readonly ApprovalStatus[]>> = {
+  pending: ['accepted', 'rejected'],
+  accepted: ['rejected'],
+  rejected: ['accepted'],
+};
+
 /** Close codes of the agent link (4000-4999 are application codes). */
 export const LINK_CLOSE = {
   protocolMismatch: 4002,

@@ -22,6 +22,8 @@ export interface OrchestratorConfig {
   heartbeatS?: number;
   /** UDP port agents listen on for discovery probes. */
   discoveryPort?: number;
+  /** Whether POST /discover broadcasts on every IPv4 interface; off, it probes only the given targets. */
+  discoveryBroadcast?: boolean;
   /** URL agents should dial, put in discovery probes; default: the probing interface's address. */
   publicUrl?: string;
   /** Where the built web UI lives; defaults to dist/renderer in the package. */
@@ -52,6 +54,7 @@ const SETTINGS: { key: keyof OrchestratorConfig; env: string; yaml: string; type
   { key: 'logLevel', env: 'CORRAL_LOG_LEVEL', yaml: 'log_level', type: 'string' },
   { key: 'heartbeatS', env: 'CORRAL_HEARTBEAT_S', yaml: 'heartbeat_s', type: 'number' },
   { key: 'discoveryPort', env: 'CORRAL_DISCOVERY_PORT', yaml: 'discovery_port', type: 'number' },
+  { key: 'discoveryBroadcast', env: 'CORRAL_DISCOVERY_BROADCAST', yaml: 'discovery_broadcast', type: 'boolean' },
   { key: 'publicUrl', env: 'CORRAL_PUBLIC_URL', yaml: 'public_url', type: 'string' },
 ];
 
@@ -67,6 +70,7 @@ const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
   banner: false,
   heartbeatS: 10,
   discoveryPort: 7391,
+  discoveryBroadcast: true,
 };
 
 export class ConfigError extends Error {}

@@ -72,6 +72,7 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
     config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub,
     discovery: new DiscoveryService({
       port: config.discoveryPort,
+      broadcast: config.discoveryBroadcast,
       scheme: config.http ? 'http' : 'https',
       apiPort: () => services.listenPort,
       bind: config.bind,

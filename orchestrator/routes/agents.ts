@@ -22,6 +22,16 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     async (request) => agents.list(request.query),
   );
 
+  // Not in the spec's table; the agent page reads one record instead of walking the list.
+  app.get(
+    '/agents/:node_id',
+    {
+      config: { access: 'viewer' },
+      schema: { tags: ['agents'], summary: 'Get one agent', params: AgentParams, response: { 200: Agent } },
+    },
+    async (request) => agents.get(request.params.node_id),
+  );
+
   app.post(
     '/agents/:node_id',
     {

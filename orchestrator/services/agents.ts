@@ -1,4 +1,4 @@
-import type { ApprovalStatus, Attributes } from '../../common/protocol.js';
+import { APPROVAL_TRANSITIONS, type ApprovalStatus, type Attributes } from '../../common/protocol.js';
 import { TAG_KEY_PATTERN, type Agent, type AgentListQuery, type TagSummary } from '../../common/schemas/agents.js';
 import type { List } from '../../common/schemas/shared.js';
 import { compileSelector, SelectorError } from '../../common/selector.js';
@@ -9,11 +9,6 @@ import type { AgentRow, AgentsRepository } from '../repositories/agents.js';
 import type { AgentEvents, AgentPresence } from './agent-presence.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 
-const TRANSITIONS: Record<ApprovalStatus, ApprovalStatus[]> = {
-  pending: ['accepted', 'rejected'],
-  accepted: ['rejected'],
-  rejected: ['accepted'],
-};
 export const MAX_TAGS_PER_AGENT = 100;
 const TAG_KEY = new RegExp(TAG_KEY_PATTERN);
 
@@ -144,7 +139,7 @@ export class AgentsService {
     this.db.transaction(() => {
       const row = this.require(nodeId);
       if (row.status === status) throw new Conflict(`agent ${nodeId} is already ${status}`, 'status-unchanged');
-      if (!TRANSITIONS[row.status].includes(status)) {
+      if (!APPROVAL_TRANSITIONS[row.status].includes(status)) {
         throw new Conflict(`agent ${nodeId} cannot go from ${row.status} to ${status}`, 'illegal-transition');
       }
       this.repo.setStatus(nodeId, status, by, new Date().toISOString());

@@ -9,6 +9,8 @@ const MAX_ANSWER_BYTES = 4096;
 export interface DiscoveryOptions {
   /** UDP port agents listen on. */
   port: number;
+  /** Probe every interface's broadcast address (off: only explicit targets). */
+  broadcast: boolean;
   /** Scheme and port of the orchestrator, for the URL put in each probe. */
   scheme: 'http' | 'https';
   apiPort: () => number;
@@ -99,7 +101,7 @@ export class DiscoveryService {
    */
   async discover(waitMs: number, targets: string[] = []): Promise<{ sent_to: string[]; items: DiscoveredAgent[] }> {
     const nonce = randomBytes(16).toString('base64url');
-    const probes: Probe[] = broadcastTargets().map((t) => ({ address: t.broadcast, url: this.url(t.local) }));
+    const probes: Probe[] = this.options.broadcast ? broadcastTargets().map((t) => ({ address: t.broadcast, url: this.url(t.local) })) : [];
     for (const target of targets) {
       if (!probes.some((p) => p.address === target)) probes.push({ address: target, url: this.url(await localAddressToward(target, this.options.port)) });
     }

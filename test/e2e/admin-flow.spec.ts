@@ -19,8 +19,9 @@ test('first admin sets up with a browser key, adds an operator and finds it in t
     await setup.screenshot('setup');
     await setup.createAdminWithBrowserKey('Ada Admin');
     await frame.expectSignedInAs('admin', 'admin');
-    await expect(frame.title).toHaveText('Status');
+    await expect(frame.title).toHaveText('Fleet');
     await expect(page).not.toHaveURL(/token=/);
+    await frame.go('status', 'Status');
     await expect(page.getByTestId('status-api-version')).toHaveText('0.0.13');
     await frame.screenshot('status');
   });
@@ -81,9 +82,10 @@ test('first admin sets up with a browser key, adds an operator and finds it in t
   });
 
   await test.step('areas not built yet say so', async () => {
-    await expect(frame.nav('fleet').getByTestId('soon-badge')).toBeVisible();
+    await expect(frame.nav('terminals').getByTestId('soon-badge')).toBeVisible();
     await expect(frame.nav('operators').getByTestId('soon-badge')).toHaveCount(0);
-    await frame.go('fleet', 'Fleet');
+    await expect(frame.nav('fleet').getByTestId('soon-badge')).toHaveCount(0);
+    await frame.go('terminals', 'Terminals');
     await expect(page.getByTestId('placeholder-badge')).toHaveText('Coming in a later release');
     await frame.screenshot('placeholder');
   });

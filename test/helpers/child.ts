@@ -9,6 +9,8 @@ export const CLI_MAIN = path.join(REPO_ROOT, 'orchestrator', 'cli', 'main.ts');
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CORRAL_') && k !== 'SSH_AUTH_SOCK' && !k.startsWith('NODE_TEST')) env[k] = v;
+  // Tests never broadcast on the machine's real interfaces.
+  env.CORRAL_DISCOVERY_BROADCAST = 'false';
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -45,9 +47,10 @@ export interface ServeChild {
 }
 
 /** Starts `corral serve ARGS...` and waits for its "listening on URL" line. */
-export function startServe(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<ServeChild> {
+export function startServe(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000, prefix: string[] = []): Promise<ServeChild> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'serve', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, ...rest] = [...prefix, process.execPath, '--import', 'tsx', CLI_MAIN, 'serve', ...args];
+    const child = spawn(command!, rest, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const timer = setTimeout(() => {

@@ -129,6 +129,8 @@ export async function startTestOrchestrator(options: TestOrchestratorOptions = {
         logLevel: 'silent',
         authRateLimit: 100_000,
         maxAuthFailures: 100_000,
+        // Tests never broadcast on the machine's real interfaces; they probe loopback or their own namespaces.
+        discoveryBroadcast: false,
         ...(adminKey ? { adminKey: adminKey.publicLine } : {}),
         ...config,
         dataDir,

@@ -19,7 +19,7 @@ export const AREAS: Area[] = [
     label: 'Fleet',
     icon: 'fleet',
     group: 'Fleet',
-    ready: false,
+    ready: true,
     summary: 'Every machine whose agent has contacted this orchestrator, with its approval status, online state, attributes and live metrics.',
     planned: [
       'Approve, reject or revoke agents; remove rejected records',
@@ -33,7 +33,7 @@ export const AREAS: Area[] = [
     label: 'Tags',
     icon: 'tag',
     group: 'Fleet',
-    ready: false,
+    ready: true,
     summary: 'Key/value tags on agents: the vocabulary that selectors in assignments and maintenance windows match against.',
     planned: ['Every distinct tag key with its values and how many agents carry each', 'Set, replace and remove tags on one or many agents'],
   },
@@ -144,10 +144,30 @@ export const AREAS: Area[] = [
   },
 ];
 
-export const HOME_PATH = '/status';
+/** Where signing in lands: the fleet, which every role can read. */
+export const HOME_PATH = '/fleet';
+
+/** Pages that belong to an area without being its top page: #/agents/{node_id} is part of Fleet. */
+const SUB_PAGES: { prefix: string; area: string }[] = [{ prefix: '/agents/', area: '/fleet' }];
 
 export function areaFor(path: string): Area | undefined {
   return AREAS.find((a) => a.path === path);
+}
+
+/** The area a path belongs to, sub-pages included (for the navigation highlight and sign-in redirects). */
+export function owningArea(path: string): Area | undefined {
+  const sub = SUB_PAGES.find((s) => path.startsWith(s.prefix) && path.length > s.prefix.length);
+  return areaFor(sub ? sub.area : path);
+}
+
+/** The node id in #/agents/{node_id}, or undefined on any other page. */
+export function agentPageNodeId(path: string): string | undefined {
+  if (!path.startsWith('/agents/') || path.length <= '/agents/'.length) return undefined;
+  try {
+    return decodeURIComponent(path.slice('/agents/'.length));
+  } catch {
+    return undefined;
+  }
 }
 
 export function areaGroups(): { group: string; areas: Area[] }[] {

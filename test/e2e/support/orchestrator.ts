@@ -25,7 +25,8 @@ export async function startOrchestrator(options: { adminKeyFile?: string } = {})
   if (options.adminKeyFile) args.push('--admin-key', options.adminKeyFile);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, CORRAL_AUTH_RATE_LIMIT: '1000' },
+    // No broadcast on the machine's real interfaces from tests: Discover probes only the targets given.
+    env: { ...process.env, CORRAL_AUTH_RATE_LIMIT: '1000', CORRAL_DISCOVERY_BROADCAST: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,6 +1,16 @@
 // The one typed client of the management API. Every request and response type
 // comes from the TypeBox schemas the orchestrator validates with (common/schemas).
 import type { Static } from 'typebox';
+import type {
+  Agent,
+  AgentListQuery,
+  ApprovalRequest,
+  AttributesResponse,
+  ReplaceTagsRequest,
+  TagsListResponse,
+  TagsResponse,
+  TagSummary,
+} from '../../../../common/schemas/agents.js';
 import type { AuditChainReport, AuditEvent, AuditPruneResponse, AuditQuery, AuditRetention } from '../../../../common/schemas/audit.js';
 import type {
   AddKeyRequest,
@@ -11,6 +21,8 @@ import type {
   VerifyRequest,
   WhoAmIResponse,
 } from '../../../../common/schemas/auth.js';
+import type { DiscoveredAgent, DiscoverRequest, DiscoverResponse } from '../../../../common/schemas/discovery.js';
+import type { MetricsHistory, MetricsLatest, MetricsPoint, MetricsQuery } from '../../../../common/schemas/metrics.js';
 import type { CreateOperatorRequest, Operator } from '../../../../common/schemas/operators.js';
 import type { List, ListQuery } from '../../../../common/schemas/shared.js';
 import type { StatusResponse } from '../../../../common/schemas/status.js';
@@ -20,7 +32,30 @@ import { ApiError, NetworkError, problemFrom } from './errors.js';
 export type ListParams = Static<typeof ListQuery>;
 export type AuditPruneResult = Static<typeof AuditPruneResponse>;
 export type AuditChainResult = Static<typeof AuditChainReport>;
-export type { AuditEvent, AuditQuery, AuditRetention, ChallengeResponse, Operator, SessionResponse, StatusResponse, WhoAmIResponse };
+export type AgentAttributes = Static<typeof AttributesResponse>;
+export type AgentTags = Static<typeof TagsResponse>;
+export type TagList = Static<typeof TagsListResponse>;
+export type Discovery = Static<typeof DiscoverResponse>;
+export type ApprovalStatus = Agent['status'];
+export type {
+  Agent,
+  AgentListQuery,
+  AuditEvent,
+  AuditQuery,
+  AuditRetention,
+  ChallengeResponse,
+  DiscoveredAgent,
+  DiscoverRequest,
+  MetricsHistory,
+  MetricsLatest,
+  MetricsPoint,
+  MetricsQuery,
+  Operator,
+  SessionResponse,
+  StatusResponse,
+  TagSummary,
+  WhoAmIResponse,
+};
 
 type QueryValue = string | number | boolean | null | undefined;
 
@@ -93,4 +128,25 @@ export class ApiClient {
   getAuditRetention = () => this.request<AuditRetention>('GET', '/audit/retention');
   setAuditRetention = (body: AuditRetention) => this.request<AuditRetention>('PUT', '/audit/retention', { body });
   verifyAudit = () => this.request<AuditChainResult>('GET', '/audit/verify');
+
+  // agents
+  listAgents = (query: AgentListQuery = {}) => this.request<List<Agent>>('GET', '/agents', { query });
+  getAgent = (nodeId: string) => this.request<Agent>('GET', `/agents/${encodeURIComponent(nodeId)}`);
+  setAgentStatus = (nodeId: string, body: ApprovalRequest) => this.request<Agent>('POST', `/agents/${encodeURIComponent(nodeId)}`, { body });
+  deleteAgent = (nodeId: string) => this.request<void>('DELETE', `/agents/${encodeURIComponent(nodeId)}`);
+  agentAttributes = (nodeId: string) => this.request<AgentAttributes>('GET', `/agents/${encodeURIComponent(nodeId)}/attributes`);
+
+  // tags
+  replaceTags = (nodeId: string, body: ReplaceTagsRequest) => this.request<AgentTags>('PUT', `/agents/${encodeURIComponent(nodeId)}/tags`, { body });
+  setTag = (nodeId: string, key: string, value: string) =>
+    this.request<AgentTags>('PUT', `/agents/${encodeURIComponent(nodeId)}/tags/${encodeURIComponent(key)}`, { body: { value } });
+  removeTag = (nodeId: string, key: string) => this.request<AgentTags>('DELETE', `/agents/${encodeURIComponent(nodeId)}/tags/${encodeURIComponent(key)}`);
+  listTags = () => this.request<TagList>('GET', '/tags');
+
+  // metrics
+  agentMetrics = (nodeId: string, query: MetricsQuery = {}) => this.request<MetricsHistory>('GET', `/agents/${encodeURIComponent(nodeId)}/metrics`, { query });
+  latestMetrics = (nodeId: string) => this.request<MetricsLatest>('GET', `/agents/${encodeURIComponent(nodeId)}/metrics/latest`);
+
+  // discovery
+  discover = (body: DiscoverRequest = {}) => this.request<Discovery>('POST', '/discover', { body });
 }

@@ -58,3 +58,38 @@ export function localInputToIso(value: string): string | undefined {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
+
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
+/** 1536 -> "1.5 KB" (powers of 1024, the way free(1) and df -h count). */
+export function formatBytes(bytes: number, digits = 1): string {
+  if (!Number.isFinite(bytes)) return '—';
+  let value = Math.abs(bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = unit === 0 ? String(Math.round(value)) : value.toFixed(value >= 100 ? 0 : digits);
+  return `${bytes < 0 ? '-' : ''}${text} ${BYTE_UNITS[unit]}`;
+}
+
+/** Bytes per second, e.g. "12.4 KB/s". */
+export function formatRate(bytesPerSecond: number): string {
+  return `${formatBytes(bytesPerSecond)}/s`;
+}
+
+export function formatPercent(value: number, digits = 1): string {
+  return Number.isFinite(value) ? `${value.toFixed(digits)} %` : '—';
+}
+
+/** An os-release ID ("debian", "ubuntu") as a name; names that already have capitals stay as they are. */
+export function distributionName(id: string): string {
+  return id === id.toLowerCase() ? id.charAt(0).toUpperCase() + id.slice(1) : id;
+}
+
+/** "Debian 12", "Ubuntu 24.04", or the kernel family when no distribution is known. */
+export function formatOs(attributes: { os: string | null; distribution: string | null; distribution_version: string | null }): string {
+  const distro = [attributes.distribution ? distributionName(attributes.distribution) : null, attributes.distribution_version].filter(Boolean).join(' ');
+  return distro || (attributes.os ? distributionName(attributes.os) : '—');
+}
