@@ -5,6 +5,7 @@ import type { Db } from '../db/database.js';
 import type { AuditRepository } from '../repositories/audit.js';
 import type { SettingsRepository } from '../repositories/settings.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { startPeriodic } from './periodic.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 const RETENTION_KEY = 'audit.retention_days';
@@ -45,7 +46,7 @@ function chainHash(prev: string, e: Omit<AuditEvent, 'id' | 'hash' | 'prev_hash'
 }
 
 export class AuditService {
-  private retentionTimer: NodeJS.Timeout | undefined;
+  private stopRetention: (() => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -132,20 +133,12 @@ export class AuditService {
   }
 
   startRetentionJob(onError: (err: unknown) => void): void {
-    const run = () => {
-      try {
-        this.applyRetention();
-      } catch (err) {
-        onError(err);
-      }
-    };
-    run();
-    this.retentionTimer = setInterval(run, DAY_MS);
-    this.retentionTimer.unref();
+    this.stopRetention ??= startPeriodic(() => this.applyRetention(), DAY_MS, onError);
   }
 
   stop(): void {
-    clearInterval(this.retentionTimer);
+    this.stopRetention?.();
+    this.stopRetention = undefined;
   }
 
   /** Walks the whole chain oldest first and reports the first event that does not fit. */

@@ -16,6 +16,7 @@ import { MAX_SAMPLES_PER_MESSAGE } from '../../common/protocol.js';
 import type { MetricsHistory, MetricsLatest, MetricsPoint, MetricsQuery } from '../../common/schemas/metrics.js';
 import { BadRequest } from '../http/errors.js';
 import { AVERAGED_FIELDS, type AveragedField, type MetricsRepository, type MetricsRow, type Resolution, type Rollup } from '../repositories/metrics.js';
+import { startPeriodic } from './periodic.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -240,7 +241,7 @@ export function planHistory(q: MetricsQuery, now: number): HistoryPlan {
 export class MetricsService {
   private readonly latestByNode = new Map<string, { ts: number; value: MetricsLatest }>();
   private readonly now: () => number;
-  private retentionTimer: NodeJS.Timeout | undefined;
+  private stopRetention: (() => void) | undefined;
   private readonly totals = { accepted: 0, duplicates: 0, rejected: 0 };
 
   constructor(
@@ -364,21 +365,11 @@ export class MetricsService {
 
   /** Applies retention now and every few minutes after, on a timer that does not keep the process alive. */
   start(onError: (err: unknown) => void, intervalMs = RETENTION_INTERVAL_MS): void {
-    if (this.retentionTimer) return;
-    const run = () => {
-      try {
-        this.applyRetention();
-      } catch (err) {
-        onError(err);
-      }
-    };
-    run();
-    this.retentionTimer = setInterval(run, intervalMs);
-    this.retentionTimer.unref();
+    this.stopRetention ??= startPeriodic(() => this.applyRetention(), intervalMs, onError);
   }
 
   stop(): void {
-    clearInterval(this.retentionTimer);
-    this.retentionTimer = undefined;
+    this.stopRetention?.();
+    this.stopRetention = undefined;
   }
 }
