@@ -1,4 +1,5 @@
 import { PACKAGE_VERSION } from '../../common/node/package-root.js';
+import { agents, agentsHelp } from './commands/agents.js';
 import { api, apiHelp } from './commands/api.js';
 import { audit, auditHelp } from './commands/audit.js';
 import { login, loginHelp, logout, logoutHelp, whoami, whoamiHelp } from './commands/login.js';
@@ -12,6 +13,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<void>; help: s
   logout: { run: logout, help: logoutHelp, summary: 'end the stored session' },
   whoami: { run: whoami, help: whoamiHelp, summary: 'show who the stored session belongs to' },
   api: { run: api, help: apiHelp, summary: 'make a raw authenticated API call' },
+  agents: { run: agents, help: agentsHelp, summary: 'list, approve, tag and discover agents' },
   operators: { run: operators, help: operatorsHelp, summary: 'list, add and remove operators' },
   audit: { run: audit, help: auditHelp, summary: 'query, verify and prune the audit log' },
 };
