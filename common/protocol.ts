@@ -138,8 +138,102 @@ export interface MetricsMessage {
   samples: MetricsSample[];
 }
 
-export type ServerMessage = HelloMessage | WelcomeMessage | StatusMessage | PongMessage | ErrorMessage;
-export type AgentMessage = AuthMessage | PingMessage | AttributesMessage | MetricsMessage;
+// Terminals (DESIGN.md "Terminals"). Control messages are JSON text frames; terminal bytes
+// travel in binary frames: [kind: 1 byte][session id: 16 bytes, the UUID's bytes][payload].
+// Flow control: the agent stops reading the pty while more than TERMINAL_WINDOW_BYTES of
+// output are unacknowledged; the orchestrator acknowledges output once it has been written
+// on to the operator's stream (and recorded), so a slow reader slows the shell, and memory
+// stays bounded at every hop.
+
+export const TERMINAL_FRAME = { output: 0, input: 1 } as const;
+export const TERMINAL_HEADER_BYTES = 17;
+export const TERMINAL_WINDOW_BYTES = 1024 * 1024;
+/** Largest payload of one terminal data frame; the agent splits bigger reads (never inside a UTF-8 sequence). */
+export const TERMINAL_CHUNK_BYTES = 64 * 1024;
+
+export interface TermOpenMessage {
+  type: 'term_open';
+  session_id: string;
+  cols: number;
+  rows: number;
+  /** Absolute path of the shell; the agent's default (its user's login shell) when absent. */
+  shell?: string;
+  /** Run as this user (only when the agent runs as root). */
+  user?: string;
+}
+export interface TermResizeMessage {
+  type: 'term_resize';
+  session_id: string;
+  cols: number;
+  rows: number;
+}
+export interface TermCloseMessage {
+  type: 'term_close';
+  session_id: string;
+}
+export interface TermAckMessage {
+  type: 'term_ack';
+  session_id: string;
+  /** Output bytes of this session consumed since the previous ack. */
+  bytes: number;
+}
+export interface TermOpenedMessage {
+  type: 'term_opened';
+  session_id: string;
+  pid: number;
+  shell: string;
+  user: string;
+}
+export interface TermErrorMessage {
+  type: 'term_error';
+  session_id: string;
+  message: string;
+}
+export interface TermExitMessage {
+  type: 'term_exit';
+  session_id: string;
+  exit_code: number | null;
+  signal: number | null;
+}
+
+export type ServerMessage =
+  | HelloMessage
+  | WelcomeMessage
+  | StatusMessage
+  | PongMessage
+  | ErrorMessage
+  | TermOpenMessage
+  | TermResizeMessage
+  | TermCloseMessage
+  | TermAckMessage;
+export type AgentMessage = AuthMessage | PingMessage | AttributesMessage | MetricsMessage | TermOpenedMessage | TermErrorMessage | TermExitMessage;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function isSessionId(v: unknown): v is string {
+  return typeof v === 'string' && UUID.test(v);
+}
+
+/** Builds a binary terminal frame. */
+export function encodeTerminalFrame(kind: number, sessionId: string, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(TERMINAL_HEADER_BYTES + payload.length);
+  out[0] = kind;
+  const hex = sessionId.replace(/-/g, '');
+  for (let i = 0; i < 16; i++) out[1 + i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  out.set(payload, TERMINAL_HEADER_BYTES);
+  return out;
+}
+
+/** Reads a binary terminal frame; undefined when it is too short or of an unknown kind. */
+export function decodeTerminalFrame(frame: Uint8Array): { kind: number; sessionId: string; payload: Uint8Array } | undefined {
+  if (frame.length < TERMINAL_HEADER_BYTES) return undefined;
+  const kind = frame[0]!;
+  if (kind !== TERMINAL_FRAME.output && kind !== TERMINAL_FRAME.input) return undefined;
+  let hex = '';
+  for (let i = 1; i < TERMINAL_HEADER_BYTES; i++) hex += frame[i]!.toString(16).padStart(2, '0');
+  const sessionId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return { kind, sessionId, payload: frame.subarray(TERMINAL_HEADER_BYTES) };
+}
 
 /** Largest text frame either side accepts; buffered metrics are sent in chunks below it. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
