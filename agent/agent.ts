@@ -1,6 +1,7 @@
 // startAgent wires the parts together: identity, the link (when an orchestrator is known),
 // metrics into the outbox, attributes reporter, and the discovery listener that answers
-// probes and, on an agent with no orchestrator, joins the one it heard.
+// probes and, on an agent with no orchestrator, joins the one it heard. Terminals live
+// only while the link is up and accepted: any other state closes them all.
 import type { RemoteInfo } from 'node:dgram';
 import os from 'node:os';
 import { PACKAGE_VERSION } from '../common/node/package-root.js';
@@ -19,6 +20,7 @@ import { DEFAULT_BUFFER_CAPACITY, MetricsOutbox } from './outbox.js';
 import { interfaceAddresses } from './system/network.js';
 import { detectVirtualization } from './system/virtualization.js';
 import { ensureStateDir } from './state-dir.js';
+import { TerminalManager, type TerminalOptions } from './terminal/manager.js';
 
 export class AgentError extends Error {}
 
@@ -45,6 +47,8 @@ export interface AgentOptions {
   backoff?: BackoffOptions;
   handshakeTimeoutMs?: number;
   stableAfterMs?: number;
+  /** Terminal limits and lookups (tests change them; the defaults suit a real machine). */
+  terminals?: TerminalOptions;
 }
 
 export interface AgentHandle {
@@ -63,6 +67,8 @@ export interface AgentHandle {
   readonly droppedSamples: number;
   /** Welcomes received since start (reconnects show up here). */
   readonly connections: number;
+  /** Terminals open right now. */
+  readonly terminals: number;
   stop(): Promise<void>;
 }
 
@@ -121,6 +127,24 @@ export async function startAgent(options: AgentOptions): Promise<AgentHandle> {
     options.bufferCapacity ?? DEFAULT_BUFFER_CAPACITY,
   );
 
+  const terminals = new TerminalManager(
+    {
+      get canSend() {
+        return link?.canSendData ?? false;
+      },
+      get bufferedAmount() {
+        return link?.bufferedAmount ?? 0;
+      },
+      sendFrame: (frame) => link?.sendBinary(frame) ?? false,
+      sendReply: (message) => {
+        if (!link?.canSendData) return void log.debug({ type: message.type, session_id: message.session_id }, 'terminal reply not sent: the link is not accepted');
+        link.sendData(message).catch((err: Error) => log.warn({ err: err.message, type: message.type }, 'could not send a terminal reply'));
+      },
+    },
+    log,
+    options.terminals,
+  );
+
   const onAccepted = () => {
     const mine = ++session;
     sessionReady = false;
@@ -136,6 +160,7 @@ export async function startAgent(options: AgentOptions): Promise<AgentHandle> {
       session++;
       sessionReady = false;
       reporter.linkLost();
+      void terminals.closeAll(`the link is ${state}`);
     }
   };
   const startLink = () => {
@@ -152,6 +177,8 @@ export async function startAgent(options: AgentOptions): Promise<AgentHandle> {
       stableAfterMs: options.stableAfterMs,
       onAccepted,
       onStateChange,
+      onTerminalMessage: (message) => terminals.handle(message),
+      onTerminalFrame: (kind, sessionId, payload) => terminals.input(kind, sessionId, payload),
     });
     link.start();
   };
@@ -260,11 +287,14 @@ export async function startAgent(options: AgentOptions): Promise<AgentHandle> {
     get connections() {
       return link?.connections ?? 0;
     },
+    get terminals() {
+      return terminals.size;
+    },
     stop() {
       stopping ??= (async () => {
         clearInterval(metricsTimer);
         clearInterval(attributesTimer);
-        await Promise.all([link?.stop(), discovery?.stop()]);
+        await Promise.all([link?.stop(), discovery?.stop(), terminals.closeAll('the agent is stopping')]);
         log.info('corral-agent stopped');
       })();
       return stopping;

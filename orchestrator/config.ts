@@ -30,6 +30,14 @@ export interface OrchestratorConfig {
   uiDir?: string;
   /** Print the startup banner (address, fingerprint, setup link) to stdout. */
   banner?: boolean;
+  /** Open terminal sessions allowed per agent. */
+  terminalMaxPerAgent?: number;
+  /** A terminal with neither input nor output for this long is closed (0: never). */
+  terminalIdleTimeoutS?: number;
+  /** Largest transcript file; past it one marker event is written and recording stops. */
+  terminalTranscriptCapBytes?: number;
+  /** Record what operators type ("i" events) in transcripts, not only what terminals print. */
+  terminalRecordInput?: boolean;
 }
 
 export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey' | 'publicUrl'>> & { adminKey?: string; publicUrl?: string };
@@ -56,6 +64,10 @@ const SETTINGS: { key: keyof OrchestratorConfig; env: string; yaml: string; type
   { key: 'discoveryPort', env: 'CORRAL_DISCOVERY_PORT', yaml: 'discovery_port', type: 'number' },
   { key: 'discoveryBroadcast', env: 'CORRAL_DISCOVERY_BROADCAST', yaml: 'discovery_broadcast', type: 'boolean' },
   { key: 'publicUrl', env: 'CORRAL_PUBLIC_URL', yaml: 'public_url', type: 'string' },
+  { key: 'terminalMaxPerAgent', env: 'CORRAL_TERMINAL_MAX_PER_AGENT', yaml: 'terminal_max_per_agent', type: 'number' },
+  { key: 'terminalIdleTimeoutS', env: 'CORRAL_TERMINAL_IDLE_TIMEOUT_S', yaml: 'terminal_idle_timeout_s', type: 'number' },
+  { key: 'terminalTranscriptCapBytes', env: 'CORRAL_TERMINAL_TRANSCRIPT_CAP_BYTES', yaml: 'terminal_transcript_cap_bytes', type: 'number' },
+  { key: 'terminalRecordInput', env: 'CORRAL_TERMINAL_RECORD_INPUT', yaml: 'terminal_record_input', type: 'boolean' },
 ];
 
 const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
@@ -71,6 +83,10 @@ const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
   heartbeatS: 10,
   discoveryPort: 7391,
   discoveryBroadcast: true,
+  terminalMaxPerAgent: 8,
+  terminalIdleTimeoutS: 1800,
+  terminalTranscriptCapBytes: 50 * 1024 * 1024,
+  terminalRecordInput: false,
 };
 
 export class ConfigError extends Error {}
@@ -127,6 +143,10 @@ export function resolveConfig(flags: OrchestratorConfig = {}, env: NodeJS.Proces
     throw new ConfigError(`discovery_port must be 1-65535, got ${merged.discoveryPort}`);
   }
   if (!(merged.heartbeatS >= 1 && merged.heartbeatS <= 300)) throw new ConfigError(`heartbeat_s must be 1-300, got ${merged.heartbeatS}`);
+  if (!Number.isInteger(merged.terminalMaxPerAgent) || merged.terminalMaxPerAgent < 1) {
+    throw new ConfigError(`terminal_max_per_agent must be a whole number of at least 1, got ${merged.terminalMaxPerAgent}`);
+  }
+  if (merged.terminalTranscriptCapBytes < 1024) throw new ConfigError(`terminal_transcript_cap_bytes must be at least 1024, got ${merged.terminalTranscriptCapBytes}`);
   if (merged.adminKey && !merged.adminKey.trim().startsWith('ssh-')) {
     const file = merged.adminKey.replace(/^~(?=$|\/)/, os.homedir());
     if (!existsSync(file)) throw new ConfigError(`admin key file ${file} does not exist`);

@@ -8,6 +8,7 @@ import type { AuthService } from './services/auth.js';
 import type { DiscoveryService } from './services/discovery.js';
 import type { MetricsService } from './services/metrics.js';
 import type { OperatorsService } from './services/operators.js';
+import type { TerminalsService } from './services/terminals.js';
 
 /** Everything route plugins need, built once per orchestrator. */
 export interface Services {
@@ -22,6 +23,7 @@ export interface Services {
   metrics: MetricsService;
   hub: AgentHub;
   discovery: DiscoveryService;
+  terminals: TerminalsService;
   startedAt: number;
   tlsFingerprint: string | null;
   /** The port actually listened on (known after listen; port 0 picks one). */

@@ -12,6 +12,7 @@ import { MetricsRepository } from './repositories/metrics.js';
 import { OperatorsRepository } from './repositories/operators.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SettingsRepository } from './repositories/settings.js';
+import { TerminalsRepository } from './repositories/terminals.js';
 import { AgentEvents, AgentPresence } from './services/agent-presence.js';
 import { AgentsService } from './services/agents.js';
 import { AuditService } from './services/audit.js';
@@ -19,6 +20,7 @@ import { DiscoveryService } from './services/discovery.js';
 import { MetricsService } from './services/metrics.js';
 import { AuthService } from './services/auth.js';
 import { OperatorsService } from './services/operators.js';
+import { TerminalsService } from './services/terminals.js';
 import { ensureCertificate } from './tls.js';
 import { HttpError } from './http/errors.js';
 import { parseOperatorKey } from './services/keys.js';
@@ -68,8 +70,17 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   const agentsRepo = new AgentsRepository(db);
   const agents = new AgentsService(db, agentsRepo, presence, agentEvents, metrics);
   const hub = new AgentHub(agents, presence, audit, metrics, { heartbeatS: config.heartbeatS });
+  const terminals = new TerminalsService(new TerminalsRepository(db), agents, presence, audit, hub, {
+    dataDir: config.dataDir,
+    maxPerAgent: config.terminalMaxPerAgent,
+    idleTimeoutS: config.terminalIdleTimeoutS,
+    transcriptCapBytes: config.terminalTranscriptCapBytes,
+    recordInput: config.terminalRecordInput,
+  });
+  hub.setTerminalSink(terminals);
+  operators.onRemoved((operatorId) => terminals.operatorRemoved(operatorId));
   const services: Services = {
-    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub,
+    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals,
     discovery: new DiscoveryService({
       port: config.discoveryPort,
       broadcast: config.discoveryBroadcast,
@@ -108,6 +119,8 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
       }
     }
     app = await buildApp(services, tls ? { https: { key: tls.key, cert: tls.cert } } : {});
+    const stale = services.terminals.start(app.log.child({ component: 'terminals' }));
+    if (stale) app.log.info({ sessions: stale }, 'closed terminal sessions a previous run left open');
     await app.listen({ port: config.port, host: config.bind });
   } catch (err) {
     await app?.close();
@@ -150,6 +163,7 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
       clearInterval(purge);
       audit.stop();
       services.metrics.stop();
+      await services.terminals.stop();
       services.hub.stop();
       await app.close();
       db.close();

@@ -2,12 +2,14 @@
 // answer the orchestrator's hello with a signed auth, then keep the link alive with
 // pings, and come back with backoff whenever it drops. What the link may carry depends
 // on the approval status: pending and rejected agents send nothing but pings, so
-// sendData() refuses unless the orchestrator has said "accepted".
+// sendData() refuses unless the orchestrator has said "accepted". Terminal traffic (term_*
+// messages and binary frames) flows only while accepted too; it is handed to onTerminal*.
 import type { ConnectionOptions } from 'node:tls';
 import WebSocket, { type RawData } from 'ws';
 import { FingerprintMismatch, pinnedTlsOptions } from '../../common/node/pinned-tls.js';
 import {
   agentAuthMessage,
+  decodeTerminalFrame,
   LINK_CLOSE,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
@@ -18,6 +20,13 @@ import {
   type HelloMessage,
   type MetricsMessage,
   type ServerMessage,
+  type TermAckMessage,
+  type TermCloseMessage,
+  type TermErrorMessage,
+  type TermExitMessage,
+  type TermOpenedMessage,
+  type TermOpenMessage,
+  type TermResizeMessage,
 } from '../../common/protocol.js';
 import { Backoff } from '../backoff.js';
 import type { Identity } from '../identity.js';
@@ -49,7 +58,14 @@ export interface LinkOptions {
   /** Called each time the status becomes accepted: the agent then sends attributes and metrics. */
   onAccepted?: () => void;
   onStateChange?: (state: LinkState) => void;
+  /** A term_* request from the orchestrator; only delivered while accepted. */
+  onTerminalMessage?: (message: TermOpenMessage | TermResizeMessage | TermCloseMessage | TermAckMessage) => void;
+  /** A well-formed binary terminal frame; only delivered while accepted. */
+  onTerminalFrame?: (kind: number, sessionId: string, payload: Uint8Array) => void;
 }
+
+/** What the agent sends once accepted. */
+export type DataMessage = AttributesMessage | MetricsMessage | TermOpenedMessage | TermErrorMessage | TermExitMessage;
 
 export class LinkNotReady extends Error {}
 
@@ -142,10 +158,24 @@ export class AgentLink {
     this.setState('stopped');
   }
 
-  /** Sends attributes or metrics; refused (LinkNotReady) unless the agent is accepted. */
-  sendData(message: AttributesMessage | MetricsMessage): Promise<void> {
+  /** Sends attributes, metrics or a terminal reply; refused (LinkNotReady) unless the agent is accepted. */
+  sendData(message: DataMessage): Promise<void> {
     if (!this.canSendData || !this.ws) return Promise.reject(new LinkNotReady(`the link is ${this.current}, not accepted`));
     return this.send(this.ws, message);
+  }
+
+  /** Sends a binary terminal frame; false (nothing sent) unless the agent is accepted. */
+  sendBinary(frame: Uint8Array): boolean {
+    if (!this.canSendData || !this.ws) return false;
+    this.ws.send(frame, { binary: true }, (err) => {
+      if (err) this.log.debug({ err: err.message }, 'a terminal frame was not sent');
+    });
+    return true;
+  }
+
+  /** Bytes queued in the WebSocket, not yet on the socket (0 while not linked). */
+  get bufferedAmount(): number {
+    return this.ws?.bufferedAmount ?? 0;
   }
 
   private send(ws: WebSocket, message: AgentMessage): Promise<void> {
@@ -239,10 +269,7 @@ export class AgentLink {
   private onMessage(ws: WebSocket, data: RawData, isBinary: boolean): void {
     if (ws !== this.ws) return;
     this.touch(ws);
-    if (isBinary) {
-      this.log.warn({ bytes: rawLength(data) }, 'ignoring a binary frame from the orchestrator');
-      return;
-    }
+    if (isBinary) return this.onBinary(data);
     const text = rawText(data);
     const parsed = parseServerMessage(text);
     if (!parsed.ok) {
@@ -257,8 +284,29 @@ export class AgentLink {
     }
   }
 
+  private onBinary(data: RawData): void {
+    if (this.current !== 'accepted') {
+      this.log.warn({ bytes: rawLength(data), reason: `the agent is ${this.current}, not accepted` }, 'ignoring a binary frame from the orchestrator');
+      return;
+    }
+    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    const frame = decodeTerminalFrame(buf);
+    if (!frame) return void this.log.warn({ bytes: buf.length, reason: 'not a terminal frame' }, 'ignoring a binary frame from the orchestrator');
+    try {
+      this.options.onTerminalFrame?.(frame.kind, frame.sessionId, frame.payload);
+    } catch (err) {
+      this.log.error({ err, session_id: frame.sessionId }, 'failed to handle a terminal frame');
+    }
+  }
+
   private handle(ws: WebSocket, message: ServerMessage): void {
     switch (message.type) {
+      case 'term_open':
+      case 'term_resize':
+      case 'term_close':
+      case 'term_ack':
+        if (this.current !== 'accepted') return void this.log.warn({ type: message.type, state: this.current }, 'ignoring a terminal message: the agent is not accepted');
+        return this.options.onTerminalMessage?.(message);
       case 'hello':
         return this.onHello(ws, message);
       case 'welcome':

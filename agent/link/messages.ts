@@ -1,7 +1,7 @@
 // Checks what the orchestrator sends before the link acts on it. Anything that is not a
 // well-formed ServerMessage comes back as a reason to log, never as an exception: a bad
 // frame must not take the agent down (DESIGN.md, issue "Agents").
-import type { ApprovalStatus, ServerMessage } from '../../common/protocol.js';
+import { isSessionId, type ApprovalStatus, type ServerMessage } from '../../common/protocol.js';
 
 export type Parsed = { ok: true; message: ServerMessage } | { ok: false; reason: string };
 
@@ -13,6 +13,10 @@ function isString(v: unknown, max: number, min = 0): v is string {
 
 function isStatus(v: unknown): v is ApprovalStatus {
   return typeof v === 'string' && (STATUSES as readonly string[]).includes(v);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
 function bad(reason: string): Parsed {
@@ -52,6 +56,34 @@ export function parseServerMessage(text: string): Parsed {
           message: isString(m.message, 2000) ? m.message : '',
         },
       };
+    // Terminals: the shape is checked here, the ranges (sizes, shells, users) by agent/terminal/.
+    case 'term_open':
+      if (!isSessionId(m.session_id)) return bad('term_open without a session_id UUID');
+      if (!isCount(m.cols) || !isCount(m.rows)) return bad('term_open without integer cols and rows');
+      if (m.shell !== undefined && !isString(m.shell, 4096, 1)) return bad('term_open with a shell that is not a string');
+      if (m.user !== undefined && !isString(m.user, 256, 1)) return bad('term_open with a user that is not a string');
+      return {
+        ok: true,
+        message: {
+          type: 'term_open',
+          session_id: m.session_id,
+          cols: m.cols,
+          rows: m.rows,
+          ...(m.shell !== undefined ? { shell: m.shell } : {}),
+          ...(m.user !== undefined ? { user: m.user } : {}),
+        },
+      };
+    case 'term_resize':
+      if (!isSessionId(m.session_id)) return bad('term_resize without a session_id UUID');
+      if (!isCount(m.cols) || !isCount(m.rows)) return bad('term_resize without integer cols and rows');
+      return { ok: true, message: { type: 'term_resize', session_id: m.session_id, cols: m.cols, rows: m.rows } };
+    case 'term_close':
+      if (!isSessionId(m.session_id)) return bad('term_close without a session_id UUID');
+      return { ok: true, message: { type: 'term_close', session_id: m.session_id } };
+    case 'term_ack':
+      if (!isSessionId(m.session_id)) return bad('term_ack without a session_id UUID');
+      if (!isCount(m.bytes)) return bad('term_ack without a non-negative integer bytes');
+      return { ok: true, message: { type: 'term_ack', session_id: m.session_id, bytes: m.bytes } };
     default:
       return bad(typeof m.type === 'string' ? `unknown message type "${m.type.slice(0, 64)}"` : 'no message type');
   }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { roleAllows } from '../../common/auth.js';
 import { API_PREFIX } from '../../common/version.js';
-import type { AuthService } from '../services/auth.js';
+import type { Authenticated, AuthService } from '../services/auth.js';
 import { Forbidden, Unauthorized } from './errors.js';
 
 const PROBLEM_REF = { $ref: 'Problem#' };
@@ -15,7 +15,10 @@ function problemResponse(description: string) {
  * (no per-handler checks) and documents it, with the standard error answers,
  * in the route's OpenAPI entry.
  */
-export function registerAccessControl(app: FastifyInstance, auth: AuthService): void {
+/** Turns a stream ticket for a session into the operator it was issued to (terminals). */
+export type TicketRedeemer = (sessionId: string, ticket: string) => Authenticated | undefined;
+
+export function registerAccessControl(app: FastifyInstance, auth: AuthService, redeemTicket?: TicketRedeemer): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.url.startsWith(API_PREFIX)) return;
     const access = route.config?.access;
@@ -48,8 +51,17 @@ export function registerAccessControl(app: FastifyInstance, auth: AuthService): 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const access = request.routeOptions.config?.access;
     if (!access) return;
+    // A route that takes tickets (the terminal stream) accepts ?ticket= for its :session_id
+    // in place of a bearer token: browsers cannot set headers on a WebSocket.
+    const ticket = request.routeOptions.config?.ticket ? (request.query as Record<string, unknown> | undefined)?.ticket : undefined;
+    if (typeof ticket === 'string' && ticket !== '') {
+      const sessionId = String((request.params as Record<string, unknown> | undefined)?.session_id ?? '');
+      const session = redeemTicket?.(sessionId, ticket);
+      if (!session) throw new Unauthorized('the ticket is unknown, already used, expired or for another session; open the terminal again', 'ticket-invalid');
+      request.auth = session;
+    }
     const header = request.headers.authorization;
-    if (header) {
+    if (header && !request.auth) {
       const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
       const session = token ? auth.authenticate(token) : undefined;
       // A stale token must not stand between anyone and the public routes (status, sign-in).

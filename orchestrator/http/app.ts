@@ -10,6 +10,7 @@ import { auditRoutes } from '../routes/audit.js';
 import { discoveryRoutes } from '../routes/discovery.js';
 import { metricsRoutes } from '../routes/metrics.js';
 import { tagRoutes } from '../routes/tags.js';
+import { terminalRoutes } from '../routes/terminals.js';
 import { authRoutes } from '../routes/auth.js';
 import { operatorRoutes } from '../routes/operators.js';
 import { setupRoutes } from '../routes/setup.js';
@@ -84,10 +85,17 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       return new TooManyRequests(`at most ${context.max} requests per minute to this endpoint; try again in ${retry} s`, retry);
     },
   });
-  registerAccessControl(app, services.auth);
-  registerAuditHook(app, services.audit);
-  // The agent link shares the API's port (DESIGN.md); the websocket plugin must precede routes.
+  // The agent link shares the API's port (DESIGN.md); the websocket plugin must precede routes,
+  // and the access hook too: its onRequest hook marks upgrade requests, and its onResponse
+  // hook then destroys the socket of one the access hook refused (otherwise that socket
+  // lingers and keeps close() waiting).
   await services.hub.register(app);
+  registerAccessControl(app, services.auth, (sessionId, ticket) => {
+    const operatorId = services.terminals.redeemTicket(sessionId, ticket);
+    const operator = operatorId === undefined ? undefined : services.operators.find(operatorId);
+    return operator && { operator, tokenHash: 'ticket', keyFingerprint: '', expiresAt: services.terminals.now() };
+  });
+  registerAuditHook(app, services.audit);
 
   await app.register(
     async (api) => {
@@ -100,6 +108,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(tagRoutes, { services });
       await api.register(metricsRoutes, { services });
       await api.register(discoveryRoutes, { services });
+      await api.register(terminalRoutes, { services });
       api.get(
         '/openapi.json',
         { config: { access: 'public' }, schema: { hide: true } },

@@ -53,3 +53,9 @@ export class TooManyRequests extends HttpError {
     super(429, 'rate-limited', 'Too many requests', detail, undefined, { 'retry-after': String(retryAfterSeconds) });
   }
 }
+
+export class BadGateway extends HttpError {
+  constructor(detail: string, code = 'bad-gateway') {
+    super(502, code, 'Bad gateway', detail);
+  }
+}

@@ -13,6 +13,11 @@ declare module 'fastify' {
     access?: Access;
     /** Audit action name for mutating routes, e.g. "operator.create". */
     audit?: string;
+    /**
+     * The route also accepts `?ticket=` (a terminal stream ticket for the route's
+     * :session_id) as its credential, for browsers that cannot set headers on a WebSocket.
+     */
+    ticket?: boolean;
   }
   interface FastifyRequest {
     auth?: Authenticated;

@@ -6,24 +6,35 @@ import {
   AGENT_LINK_PATH,
   agentAuthMessage,
   type ApprovalStatus,
+  decodeTerminalFrame,
   LINK_CLOSE,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
   protocolMajor,
   type ServerMessage,
+  TERMINAL_FRAME,
 } from '../../common/protocol.js';
 import { keyFingerprint } from '../../common/node/key-fingerprint.js';
 import type { AgentPresence } from '../services/agent-presence.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuditService } from '../services/audit.js';
 import { verifyEd25519 } from '../services/keys.js';
-import { checkAttributes, checkAuth, checkMetrics, parseFrame } from './link-messages.js';
+import { checkAttributes, checkAuth, checkMetrics, checkTerminal, parseFrame, type TerminalMessage } from './link-messages.js';
 
 const AUTH_TIMEOUT_MS = 10_000;
 const MAX_BAD_FRAMES = 100;
 
 export interface MetricsSink {
   ingest(nodeId: string, samples: unknown[], receivedAt?: number): unknown;
+}
+
+/** Where terminal traffic from agents goes (the terminal service). */
+export interface TerminalSink {
+  /** Output bytes of a session, straight from a binary frame of an accepted agent. */
+  output(nodeId: string, sessionId: string, payload: Buffer): void;
+  message(nodeId: string, message: TerminalMessage): void;
+  /** The agent's link closed or was replaced: its ptys are gone with it. */
+  agentGone(nodeId: string): void;
 }
 
 interface Link {
@@ -51,6 +62,7 @@ export class AgentHub {
   private sweepTimer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private log!: FastifyBaseLogger;
+  private terminals: TerminalSink | undefined;
 
   constructor(
     private readonly agents: AgentsService,
@@ -71,6 +83,31 @@ export class AgentHub {
     this.flushTimer = setInterval(() => this.flushLastSeen(), 10_000);
     this.sweepTimer.unref();
     this.flushTimer.unref();
+  }
+
+  setTerminalSink(sink: TerminalSink): void {
+    this.terminals = sink;
+  }
+
+  /** Sends a message to an accepted agent's live link; false when there is none. */
+  sendTo(nodeId: string, message: ServerMessage): boolean {
+    const link = this.links.get(nodeId);
+    if (!link || link.status !== 'accepted' || link.socket.readyState !== link.socket.OPEN) return false;
+    link.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Sends a binary terminal frame to an accepted agent's live link; false when there is none. */
+  sendBinary(nodeId: string, frame: Uint8Array): boolean {
+    const link = this.links.get(nodeId);
+    if (!link || link.status !== 'accepted' || link.socket.readyState !== link.socket.OPEN) return false;
+    link.socket.send(frame, { binary: true });
+    return true;
+  }
+
+  /** Bytes queued on an agent's link and not yet written to its socket (0 without a link). */
+  bufferedAmount(nodeId: string): number {
+    return this.links.get(nodeId)?.socket.bufferedAmount ?? 0;
   }
 
   connectedCount(): number {
@@ -101,6 +138,7 @@ export class AgentHub {
         this.links.delete(link.nodeId);
         this.presence.disconnected(link.nodeId, new Date().toISOString());
         this.log.info({ nodeId: link.nodeId }, 'agent offline');
+        this.terminals?.agentGone(link.nodeId);
       }
     });
     socket.on('error', (err) => this.log.debug({ err, nodeId: link.nodeId }, 'agent link error'));
@@ -116,6 +154,7 @@ export class AgentHub {
 
   private onFrame(link: Link, data: Buffer, isBinary: boolean): void {
     link.lastHeard = Date.now();
+    if (isBinary && link.nodeId) return this.onBinary(link, link.nodeId, data);
     const parsed = parseFrame(data, isBinary);
     if (!parsed.ok) return this.bad(link, parsed.reason);
     const m = parsed.message as unknown as Record<string, unknown>;
@@ -144,7 +183,27 @@ export class AgentHub {
         this.metrics.ingest(link.nodeId, samples.message, Date.now());
         return;
       }
+      case 'term_opened':
+      case 'term_error':
+      case 'term_exit': {
+        if (link.status !== 'accepted') return this.bad(link, `${m.type} from an agent that is not accepted`);
+        const checked = checkTerminal(m);
+        if (!checked.ok) return this.bad(link, checked.reason);
+        this.terminals?.message(link.nodeId, checked.message);
+        return;
+      }
     }
+  }
+
+  /** Binary frames carry terminal output; only accepted agents have terminals. */
+  private onBinary(link: Link, nodeId: string, data: Buffer | ArrayBuffer | Buffer[]): void {
+    this.presence.touch(nodeId, new Date(link.lastHeard).toISOString());
+    if (link.status !== 'accepted') return this.bad(link, 'binary frame from an agent that is not accepted');
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    const frame = decodeTerminalFrame(bytes);
+    if (!frame) return this.bad(link, 'binary frame is not a terminal frame');
+    if (frame.kind !== TERMINAL_FRAME.output) return this.bad(link, 'agents send only terminal output frames');
+    this.terminals?.output(nodeId, frame.sessionId, frame.payload as Buffer);
   }
 
   private authenticate(link: Link, m: Record<string, unknown>): void {
@@ -197,8 +256,11 @@ export class AgentHub {
     if (result.status === 'rejected') return link.socket.close(LINK_CLOSE.rejected, 'rejected');
     const previous = this.links.get(message.node_id);
     this.links.set(message.node_id, link);
-    if (previous) previous.socket.close(LINK_CLOSE.replaced, 'replaced by a newer link');
-    else this.presence.connected(message.node_id, new Date().toISOString());
+    if (previous) {
+      previous.socket.close(LINK_CLOSE.replaced, 'replaced by a newer link');
+      // The old link's sessions went with it; the new link starts with none.
+      this.terminals?.agentGone(message.node_id);
+    } else this.presence.connected(message.node_id, new Date().toISOString());
     this.log.info({ nodeId: message.node_id, status: result.status, ip: link.ip }, 'agent online');
   }
 

@@ -1,5 +1,5 @@
-import type { AgentMessage, AuthMessage } from '../../common/protocol.js';
-import { NODE_ID_PATTERN } from '../../common/protocol.js';
+import type { AgentMessage, AuthMessage, TermErrorMessage, TermExitMessage, TermOpenedMessage } from '../../common/protocol.js';
+import { isSessionId, NODE_ID_PATTERN } from '../../common/protocol.js';
 
 // Everything an agent sends is untrusted: these checks turn a frame into a typed
 // message or into a reason, and never throw.
@@ -35,6 +35,9 @@ export function parseFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: bool
     case 'ping':
     case 'attributes':
     case 'metrics':
+    case 'term_opened':
+    case 'term_error':
+    case 'term_exit':
       return { ok: true, message: value as unknown as AgentMessage };
     default:
       return { ok: false, reason: `unknown message type ${JSON.stringify(value.type).slice(0, 40)}` };
@@ -69,4 +72,32 @@ export function checkAttributes(m: Record<string, unknown>): Parsed<Record<strin
 export function checkMetrics(m: Record<string, unknown>): Parsed<unknown[]> {
   if (!Array.isArray(m.samples)) return { ok: false, reason: 'samples must be an array' };
   return { ok: true, message: m.samples };
+}
+
+export type TerminalMessage = TermOpenedMessage | TermErrorMessage | TermExitMessage;
+
+function intOrNull(v: unknown, min: number, max: number): v is number | null {
+  return v === null || (Number.isInteger(v) && (v as number) >= min && (v as number) <= max);
+}
+
+/** term_opened, term_error and term_exit, field by field; the result carries only known fields. */
+export function checkTerminal(m: Record<string, unknown>): Parsed<TerminalMessage> {
+  if (!isSessionId(m.session_id)) return { ok: false, reason: `${String(m.type)}: session_id must be a lower-case UUID` };
+  const session_id = m.session_id;
+  switch (m.type) {
+    case 'term_opened':
+      if (!Number.isInteger(m.pid) || (m.pid as number) < 1 || (m.pid as number) > 2 ** 31) return { ok: false, reason: 'term_opened: pid must be a positive integer' };
+      if (!boundedString(m.shell, 4096)) return { ok: false, reason: 'term_opened: shell must be a string of 1-4096 characters' };
+      if (!boundedString(m.user, 256)) return { ok: false, reason: 'term_opened: user must be a string of 1-256 characters' };
+      return { ok: true, message: { type: 'term_opened', session_id, pid: m.pid as number, shell: m.shell, user: m.user } };
+    case 'term_error':
+      if (typeof m.message !== 'string' || m.message.length > 4096) return { ok: false, reason: 'term_error: message must be a string of at most 4096 characters' };
+      return { ok: true, message: { type: 'term_error', session_id, message: m.message } };
+    case 'term_exit':
+      if (!intOrNull(m.exit_code, -(2 ** 31), 2 ** 31)) return { ok: false, reason: 'term_exit: exit_code must be an integer or null' };
+      if (!intOrNull(m.signal, 0, 255)) return { ok: false, reason: 'term_exit: signal must be an integer 0-255 or null' };
+      return { ok: true, message: { type: 'term_exit', session_id, exit_code: m.exit_code, signal: m.signal } };
+    default:
+      return { ok: false, reason: `not a terminal message: ${String(m.type).slice(0, 40)}` };
+  }
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign, type KeyObject, createPublicKey } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { AGENT_LINK_PATH, agentAuthMessage, LINK_CLOSE, PROTOCOL_VERSION } from '../../common/protocol.js';
+import { AGENT_LINK_PATH, agentAuthMessage, encodeTerminalFrame, LINK_CLOSE, PROTOCOL_VERSION, TERMINAL_FRAME } from '../../common/protocol.js';
 import { assertProblem, startTestOrchestrator, type TestOrchestrator } from '../helpers/orchestrator.js';
 
 interface Peer {
@@ -182,5 +182,69 @@ describe('garbage on the agent link', () => {
     const peer = await connect(orch);
     await peer.next('hello');
     assert.equal((await peer.closed).code, LINK_CLOSE.authFailed);
+  });
+});
+
+describe('terminal traffic on the agent link', () => {
+  async function acceptedPeer(nodeId: string): Promise<Peer> {
+    const peer = await connect(orch);
+    peer.ws.send(auth(String((await peer.next('hello')).nonce), nodeId, identity()));
+    await peer.next('welcome');
+    assert.equal((await orch.api('POST', `/agents/${nodeId}`, { token: admin, body: { status: 'accepted' } })).status, 200);
+    await peer.next('status');
+    return peer;
+  }
+
+  it('drops bad terminal frames and messages; the link carries on', async () => {
+    const peer = await acceptedPeer('term-garbage');
+    const stranger = '0b7e5a3c-51f1-4c35-9d0a-2c1f2b7c9e10';
+    peer.ws.send(encodeTerminalFrame(TERMINAL_FRAME.output, stranger, Buffer.from('who am I')), { binary: true });
+    peer.ws.send(encodeTerminalFrame(TERMINAL_FRAME.input, stranger, Buffer.from('x')), { binary: true });
+    peer.ws.send(Buffer.from([0, 1, 2]), { binary: true });
+    peer.ws.send(Buffer.from([9, ...new Array(20).fill(0)]), { binary: true });
+    for (const m of [
+      { type: 'term_opened', session_id: stranger, pid: 1, shell: '/bin/sh', user: 'root' },
+      { type: 'term_opened', session_id: 'nope', pid: -1 },
+      { type: 'term_exit', session_id: stranger, exit_code: 'zero', signal: null },
+      { type: 'term_error', session_id: stranger, message: 42 },
+    ]) peer.ws.send(JSON.stringify(m));
+    peer.ws.send(JSON.stringify({ type: 'ping', ts: 7 }));
+    assert.equal((await peer.next('pong')).ts, 7, 'the link still answers');
+    peer.ws.close();
+  });
+
+  it('answers 502 with the agent\'s reason when it cannot open a shell, and records the session closed', async () => {
+    const peer = await acceptedPeer('term-refuser');
+    const op = await orch.loginAs('operator');
+    const opening = orch.api('POST', '/terminal/term-refuser', { token: op.token, body: { cols: 80, rows: 24, shell: '/bin/nope' } });
+    const open = await peer.next('term_open');
+    assert.equal(open.shell, '/bin/nope');
+    peer.ws.send(JSON.stringify({ type: 'term_error', session_id: open.session_id, message: 'no such shell: /bin/nope' }));
+    const res = await opening;
+    assertProblem(res, 502, 'terminal-open-failed');
+    assert.match(res.json.detail, /no such shell: \/bin\/nope/);
+    const meta = await orch.api('GET', `/terminal/session/${String(open.session_id)}`, { token: op.token });
+    assert.equal(meta.json.state, 'closed');
+    assert.equal(meta.json.close_reason, 'open-failed');
+    // an agent that never answers: 502 after the open timeout, and the agent is told to close
+    orch.handle.services.terminals.options.openTimeoutMs = 300;
+    try {
+      const silent = orch.api('POST', '/terminal/term-refuser', { token: op.token, body: { cols: 80, rows: 24 } });
+      const second = await peer.next('term_open');
+      assertProblem(await silent, 502, 'terminal-open-failed');
+      assert.equal((await peer.next('term_close')).session_id, second.session_id);
+    } finally {
+      delete orch.handle.services.terminals.options.openTimeoutMs;
+    }
+    // a pending or offline agent gets no terminal
+    peer.ws.close();
+    await peer.closed;
+    await new Promise((r) => setTimeout(r, 100));
+    assertProblem(await orch.api('POST', '/terminal/term-refuser', { token: op.token, body: { cols: 80, rows: 24 } }), 409, 'agent-offline');
+    const pending = await connect(orch);
+    pending.ws.send(auth(String((await pending.next('hello')).nonce), 'term-pending', identity()));
+    await pending.next('welcome');
+    assertProblem(await orch.api('POST', '/terminal/term-pending', { token: op.token, body: { cols: 80, rows: 24 } }), 409, 'agent-not-accepted');
+    pending.ws.close();
   });
 });

@@ -37,6 +37,12 @@ describe('structured logs', () => {
     assert.equal((await api('POST', '/operators', { token, body: { operator_id: 'x', role: 'boss', public_keys: [] } })).status, 400);
     assert.equal((await api('GET', `/operators?token=${token}`, { token })).status, 400);
     assert.equal((await api('GET', '/nope', { token: 'not-a-real-token' })).status, 404);
+    // A terminal stream ticket in the query string, refused before the upgrade.
+    const ticket = 'TicketThatMustNotBeLogged0123456789abcdefgh';
+    const stream = await api('GET', `/terminal/session/00000000-0000-4000-8000-000000000000/stream?ticket=${ticket}`, {
+      headers: { connection: 'upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+    });
+    assert.equal(stream.status, 401, stream.text);
     await serve.kill();
 
     const out = serve.output();
@@ -47,6 +53,8 @@ describe('structured logs', () => {
     assert.ok(!out.includes(token), 'the session token is not in the log');
     assert.ok(!out.includes(signature), 'the signature is not in the log');
     assert.ok(!out.includes('not-a-real-token'), 'a presented bearer token is not in the log');
+    assert.ok(!out.includes(ticket), 'a presented stream ticket is not in the log');
+    assert.ok(out.includes('ticket=[redacted]'), 'the stream request is logged, without its ticket');
     const afterBanner = out.slice(out.indexOf(setupToken) + setupToken.length);
     assert.ok(!afterBanner.includes(setupToken), 'the setup token appears only in the banner printed for the admin');
   });

@@ -41,6 +41,9 @@ export const ICONS = {
   filter: ['M22 3H2l8 9.46V19l4 2v-8.54z'],
   clock: [circle(12, 12, 10), 'M12 6v6l4 2'],
   sparkle: ['M12 3l1.9 5.8L20 10.6l-5 3.6 1.9 5.8-4.9-3.6L7.1 20l1.9-5.8-5-3.6 6.1-1.8z'],
+  play: ['M6 4l14 8-14 8z'],
+  pause: ['M8 4v16', 'M16 4v16'],
+  download: ['M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4', 'M7 10l5 5 5-5', 'M12 15V3'],
   upload: ['M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4', 'M17 8l-5-5-5 5', 'M12 3v12'],
 } satisfies Record<string, string[]>;
 

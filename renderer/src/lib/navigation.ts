@@ -42,9 +42,9 @@ export const AREAS: Area[] = [
     label: 'Terminals',
     icon: 'terminal',
     group: 'Fleet',
-    ready: false,
+    ready: true,
     summary: 'Shells on your machines, right in the browser, with every session recorded.',
-    planned: ['Open a terminal on an online agent', 'See and close open sessions', 'Download session transcripts (asciicast v2)'],
+    planned: ['Open a terminal on an online agent', 'See and close open sessions', 'Download and replay session transcripts (asciicast v2)'],
   },
   {
     path: '/modules',

@@ -6,7 +6,18 @@ import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { agentAuthMessage, AGENT_LINK_PATH, LINK_CLOSE, PROTOCOL_VERSION, type AgentMessage, type ApprovalStatus, type AuthMessage } from '../../../common/protocol.js';
+import {
+  agentAuthMessage,
+  AGENT_LINK_PATH,
+  decodeTerminalFrame,
+  encodeTerminalFrame,
+  LINK_CLOSE,
+  PROTOCOL_VERSION,
+  TERMINAL_FRAME,
+  type AgentMessage,
+  type ApprovalStatus,
+  type AuthMessage,
+} from '../../../common/protocol.js';
 
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
@@ -24,6 +35,8 @@ export interface HubConnection {
   auth: AuthMessage | null;
   signatureOk: boolean | null;
   messages: AgentMessage[];
+  /** Binary frames from the agent (terminal output), decoded. */
+  frames: { kind: number; sessionId: string; payload: Buffer }[];
   closeCode: number | null;
 }
 
@@ -81,12 +94,38 @@ export class FakeHub {
   }
 
   /** Resolves once the predicate holds (checked after every event), or fails after timeoutMs. */
-  waitUntil(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  waitUntil(predicate: () => boolean, timeoutMs = 5000, what: string | (() => string) = 'condition'): Promise<void> {
     if (predicate()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`hub: ${what} not met in ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`hub: ${typeof what === 'function' ? what() : what} not met in ${timeoutMs} ms`)), timeoutMs);
       this.waiters.push({ predicate, resolve: () => (clearTimeout(timer), resolve()) });
     });
+  }
+
+  /** Sends a JSON message (or raw text) to the live connection. */
+  send(message: object | string): void {
+    const c = this.last!;
+    c.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** Sends raw bytes as a binary frame to the live connection. */
+  sendBinary(frame: Uint8Array): void {
+    this.last!.ws.send(frame, { binary: true });
+  }
+
+  /** Sends terminal input for a session. */
+  sendInput(sessionId: string, text: string): void {
+    this.sendBinary(encodeTerminalFrame(TERMINAL_FRAME.input, sessionId, Buffer.from(text, 'utf8')));
+  }
+
+  /** Output bytes of a session received so far, over all connections. */
+  outputBytes(sessionId: string): number {
+    return this.connections.reduce((n, c) => n + c.frames.filter((f) => f.sessionId === sessionId).reduce((m, f) => m + f.payload.length, 0), 0);
+  }
+
+  /** Output of a session as text, over all connections. */
+  output(sessionId: string): string {
+    return Buffer.concat(this.connections.flatMap((c) => c.frames.filter((f) => f.sessionId === sessionId).map((f) => f.payload))).toString('utf8');
   }
 
   /** Changes the approval status of every live connection, as an admin would. */
@@ -111,14 +150,19 @@ export class FakeHub {
   }
 
   private onConnection(ws: WebSocket, path: string): void {
-    const conn: HubConnection = { ws, nonce: randomBytes(24).toString('base64url'), path, auth: null, signatureOk: null, messages: [], closeCode: null };
+    const conn: HubConnection = { ws, nonce: randomBytes(24).toString('base64url'), path, auth: null, signatureOk: null, messages: [], frames: [], closeCode: null };
     this.connections.push(conn);
     ws.on('close', (code) => {
       conn.closeCode = code;
       this.notify();
     });
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
+      if (isBinary) {
+        const frame = decodeTerminalFrame(data as Buffer);
+        if (frame) conn.frames.push({ ...frame, payload: Buffer.from(frame.payload) });
+        this.notify();
+        return;
+      }
       const message = JSON.parse(data.toString()) as AgentMessage;
       conn.messages.push(message);
       if (message.type === 'auth' && conn.auth === null) {

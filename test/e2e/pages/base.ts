@@ -33,6 +33,8 @@ export abstract class BasePage {
       await this.dismissNotices();
       await expect(this.page.getByTestId('notice-success')).toHaveCount(0, { timeout: 10_000 });
     }
+    // A full-page capture of a scrolled page draws the sticky header part-way down.
+    await this.page.evaluate(() => window.scrollTo(0, 0));
     await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, animations: 'disabled' });
   }
 }

@@ -1,5 +1,7 @@
+import type { Agent } from '../../../common/schemas/agents.js';
 import type { SessionResponse } from '../../../common/schemas/auth.js';
 import type { CreateOperatorRequest, Operator } from '../../../common/schemas/operators.js';
+import type { OpenTerminalResponse } from '../../../common/schemas/terminals.js';
 import { sshsign, type SshKey } from './ssh.js';
 
 /** A few direct API calls for arranging test data. */
@@ -40,5 +42,29 @@ export class ApiHelper {
 
   createOperator(request: CreateOperatorRequest): Promise<Operator> {
     return this.call<Operator>('POST', '/operators', request);
+  }
+
+  setAgentStatus(nodeId: string, status: 'accepted' | 'rejected'): Promise<Agent> {
+    return this.call<Agent>('POST', `/agents/${encodeURIComponent(nodeId)}`, { status });
+  }
+
+  getAgent(nodeId: string): Promise<Agent> {
+    return this.call<Agent>('GET', `/agents/${encodeURIComponent(nodeId)}`);
+  }
+
+  /** Approves an agent and waits until its link is up again (approval restarts it). */
+  async approveAndWaitOnline(nodeId: string, timeoutMs = 30_000): Promise<Agent> {
+    await this.setAgentStatus(nodeId, 'accepted');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const agent = await this.getAgent(nodeId);
+      if (agent.status === 'accepted' && agent.online) return agent;
+      if (Date.now() > deadline) throw new Error(`${nodeId} did not come online as accepted within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  openTerminal(nodeId: string, size: { cols: number; rows: number } = { cols: 80, rows: 24 }): Promise<OpenTerminalResponse> {
+    return this.call<OpenTerminalResponse>('POST', `/terminal/${encodeURIComponent(nodeId)}`, size);
   }
 }

@@ -26,6 +26,7 @@ import type { MetricsHistory, MetricsLatest, MetricsPoint, MetricsQuery } from '
 import type { CreateOperatorRequest, Operator } from '../../../../common/schemas/operators.js';
 import type { List, ListQuery } from '../../../../common/schemas/shared.js';
 import type { StatusResponse } from '../../../../common/schemas/status.js';
+import type { OpenTerminalRequest, OpenTerminalResponse, StreamControl, TerminalListQuery, TerminalSession } from '../../../../common/schemas/terminals.js';
 import { API_PREFIX } from '../../../../common/version.js';
 import { ApiError, NetworkError, problemFrom } from './errors.js';
 
@@ -52,10 +53,16 @@ export type {
   MetricsQuery,
   Operator,
   SessionResponse,
+  OpenTerminalRequest,
+  OpenTerminalResponse,
   StatusResponse,
+  StreamControl,
   TagSummary,
+  TerminalListQuery,
+  TerminalSession,
   WhoAmIResponse,
 };
+export type TerminalState = TerminalSession['state'];
 
 type QueryValue = string | number | boolean | null | undefined;
 
@@ -73,11 +80,22 @@ export class ApiClient {
   ) {}
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options);
+    const text = response.status === 204 ? '' : await response.text();
+    return (text ? parseBody(text) : undefined) as T;
+  }
+
+  /** A non-JSON answer (a transcript file) as a Blob; errors still arrive as ApiError. */
+  async blob(path: string): Promise<Blob> {
+    return (await this.send('GET', path, {}, '*/*')).blob();
+  }
+
+  private async send(method: string, path: string, options: RequestOptions, accept = 'application/json, application/problem+json'): Promise<Response> {
     const url = new URL(this.base + path, document.baseURI);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+    const headers: Record<string, string> = { accept };
     const token = this.token();
     if (token) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;
@@ -91,17 +109,11 @@ export class ApiClient {
     } catch (err) {
       throw new NetworkError(url.origin + url.pathname, err);
     }
-    const text = response.status === 204 ? '' : await response.text();
-    let data: unknown = undefined;
-    if (text) {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        data = text;
-      }
+    if (!response.ok) {
+      const text = await response.text();
+      throw new ApiError(problemFrom(response.status, response.statusText, text ? parseBody(text) : undefined), token !== null);
     }
-    if (!response.ok) throw new ApiError(problemFrom(response.status, response.statusText, data), token !== null);
-    return data as T;
+    return response;
   }
 
   // status
@@ -147,6 +159,32 @@ export class ApiClient {
   agentMetrics = (nodeId: string, query: MetricsQuery = {}) => this.request<MetricsHistory>('GET', `/agents/${encodeURIComponent(nodeId)}/metrics`, { query });
   latestMetrics = (nodeId: string) => this.request<MetricsLatest>('GET', `/agents/${encodeURIComponent(nodeId)}/metrics/latest`);
 
+  // terminals
+  openTerminal = (nodeId: string, body: OpenTerminalRequest) => this.request<OpenTerminalResponse>('POST', `/terminal/${encodeURIComponent(nodeId)}`, { body });
+  listTerminals = (query: TerminalListQuery = {}) => this.request<List<TerminalSession>>('GET', '/terminal', { query });
+  getTerminal = (sessionId: string) => this.request<TerminalSession>('GET', `/terminal/session/${encodeURIComponent(sessionId)}`);
+  closeTerminal = (sessionId: string) => this.request<TerminalSession | undefined>('DELETE', `/terminal/session/${encodeURIComponent(sessionId)}`);
+  terminalTranscript = (sessionId: string) => this.blob(`/terminal/session/${encodeURIComponent(sessionId)}/transcript`);
+
+  /**
+   * The stream WebSocket's address: the orchestrator's stream_path on this page's origin,
+   * ws: or wss: to match, with the single-use ticket (a browser WebSocket cannot send a bearer header).
+   */
+  terminalStreamUrl(streamPath: string, ticket: string): string {
+    const url = new URL(streamPath, location.origin);
+    url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    url.searchParams.set('ticket', ticket);
+    return url.href;
+  }
+
   // discovery
   discover = (body: DiscoverRequest = {}) => this.request<Discovery>('POST', '/discover', { body });
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
