@@ -38,9 +38,17 @@ export interface OrchestratorConfig {
   terminalTranscriptCapBytes?: number;
   /** Record what operators type ("i" events) in transcripts, not only what terminals print. */
   terminalRecordInput?: boolean;
+  /**
+   * The 32-byte key that seals secrets, from an embedder that keeps it itself (the
+   * desktop shell, with Electron safeStorage). Not a setting: there is no flag and no
+   * corral.yaml key; it is never copied into the resolved config, so never logged.
+   * Without it: CORRAL_MASTER_KEY (base64 of 32 bytes) from the environment, else
+   * `master.key` (0600) in the data directory, created on first start.
+   */
+  masterKey?: Buffer;
 }
 
-export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey' | 'publicUrl'>> & { adminKey?: string; publicUrl?: string };
+export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey' | 'publicUrl' | 'masterKey'>> & { adminKey?: string; publicUrl?: string };
 
 export const DEFAULT_PORT = 7390;
 
@@ -120,6 +128,9 @@ function fromYaml(file: string): OrchestratorConfig {
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: expected a mapping of settings`);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(doc)) {
+    if (k === 'master_key') {
+      throw new ConfigError(`${file}: master_key may not be set in corral.yaml; use the ${'CORRAL_MASTER_KEY'} environment variable or the master.key file (see docs/secrets.md)`);
+    }
     const s = SETTINGS.find((x) => x.yaml === k);
     if (!s) throw new ConfigError(`${file}: unknown setting "${k}" (known: ${SETTINGS.map((x) => x.yaml).join(', ')})`);
     out[s.key] = coerce(v, s.type, `${file}: ${k}`);
@@ -135,7 +146,8 @@ function defaultUiDir(): string {
 export function resolveConfig(flags: OrchestratorConfig = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
   const dataDir = path.resolve(flags.dataDir ?? env.CORRAL_DATA_DIR ?? defaultDataDir());
   const merged = { ...DEFAULTS, ...fromYaml(path.join(dataDir, 'corral.yaml')), ...fromEnv(env) } as ResolvedConfig;
-  for (const [k, v] of Object.entries(flags)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+  // masterKey stays out: the resolved config is handed around and printed; the key is read once in start.ts.
+  for (const [k, v] of Object.entries(flags)) if (v !== undefined && k !== 'masterKey') (merged as unknown as Record<string, unknown>)[k] = v;
   merged.dataDir = dataDir;
   merged.uiDir = flags.uiDir ?? defaultUiDir();
   if (!Number.isInteger(merged.port) || merged.port > 65535) throw new ConfigError(`port must be 0-65535, got ${merged.port}`);

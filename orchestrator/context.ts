@@ -7,7 +7,9 @@ import type { AuditService } from './services/audit.js';
 import type { AuthService } from './services/auth.js';
 import type { DiscoveryService } from './services/discovery.js';
 import type { MetricsService } from './services/metrics.js';
+import type { ModulesService } from './services/modules.js';
 import type { OperatorsService } from './services/operators.js';
+import type { SecretsService } from './services/secrets.js';
 import type { TerminalsService } from './services/terminals.js';
 
 /** Everything route plugins need, built once per orchestrator. */
@@ -24,6 +26,8 @@ export interface Services {
   hub: AgentHub;
   discovery: DiscoveryService;
   terminals: TerminalsService;
+  modules: ModulesService;
+  secrets: SecretsService;
   startedAt: number;
   tlsFingerprint: string | null;
   /** The port actually listened on (known after listen; port 0 picks one). */

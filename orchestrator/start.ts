@@ -9,18 +9,24 @@ import { AgentHub } from './hub/agent-hub.js';
 import { AgentsRepository } from './repositories/agents.js';
 import { AuditRepository } from './repositories/audit.js';
 import { MetricsRepository } from './repositories/metrics.js';
+import { ModulesRepository } from './repositories/modules.js';
 import { OperatorsRepository } from './repositories/operators.js';
 import { SessionsRepository } from './repositories/sessions.js';
 import { SettingsRepository } from './repositories/settings.js';
 import { TerminalsRepository } from './repositories/terminals.js';
+import { SecretsRepository } from './repositories/secrets.js';
 import { AgentEvents, AgentPresence } from './services/agent-presence.js';
 import { AgentsService } from './services/agents.js';
 import { AuditService } from './services/audit.js';
 import { DiscoveryService } from './services/discovery.js';
 import { MetricsService } from './services/metrics.js';
+import { ModulesService } from './services/modules.js';
 import { AuthService } from './services/auth.js';
 import { OperatorsService } from './services/operators.js';
 import { TerminalsService } from './services/terminals.js';
+import { loadMasterKey, type MasterKey } from './services/master-key.js';
+import { SecretBox } from './services/secret-box.js';
+import { SecretsService } from './services/secrets.js';
 import { ensureCertificate } from './tls.js';
 import { HttpError } from './http/errors.js';
 import { parseOperatorKey } from './services/keys.js';
@@ -53,7 +59,11 @@ function displayHost(bind: string): string {
   return bind.includes(':') ? `[${bind}]` : bind;
 }
 
-export function createServices(config: ResolvedConfig, tlsFingerprint: string | null): Services {
+/**
+ * Wires every service over one database. `masterKey` seals secrets (see
+ * services/master-key.ts for where startOrchestrator finds it).
+ */
+export function createServices(config: ResolvedConfig, tlsFingerprint: string | null, masterKey: Buffer): Services {
   const db = openDatabase(path.join(config.dataDir, 'corral.db'));
   const settings = new SettingsRepository(db);
   const operators = new OperatorsService(db, new OperatorsRepository(db));
@@ -79,8 +89,14 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   });
   hub.setTerminalSink(terminals);
   operators.onRemoved((operatorId) => terminals.operatorRemoved(operatorId));
+  // Key id 1 is the first master key; a rotation (docs/secrets.md) adds id 2 and keeps 1 for reading.
+  const secrets = new SecretsService(db, new SecretsRepository(db), new SecretBox({ id: 1, key: masterKey }));
+  // Modules refuse references to unknown secrets; secrets show (and protect) the modules using them.
+  // Assignments are not built yet: ModulesService's assignmentsUsing defaults to none.
+  const modules = new ModulesService(db, new ModulesRepository(db), { secretExists: (name) => secrets.exists(name) });
+  secrets.setUsedBy((name) => modules.usingSecret(name));
   const services: Services = {
-    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals,
+    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals, secrets, modules,
     discovery: new DiscoveryService({
       port: config.discoveryPort,
       broadcast: config.discoveryBroadcast,
@@ -106,8 +122,10 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
   const config = resolveConfig(options, env);
   if (config.adminKey) parseAdminKey(config.adminKey);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // Before anything else is opened: a master key with loose permissions stops the start.
+  const masterKey: MasterKey = loadMasterKey(config.dataDir, env, options.masterKey);
   const tls = config.http ? null : await ensureCertificate(config.dataDir);
-  const services = createServices(config, tls?.fingerprint ?? null);
+  const services = createServices(config, tls?.fingerprint ?? null, masterKey.key);
   const { operators, audit, auth, db } = services;
 
   let app: FastifyInstance | undefined;
@@ -120,6 +138,17 @@ export async function startOrchestrator(options: OrchestratorConfig = {}, env: N
     }
     app = await buildApp(services, tls ? { https: { key: tls.key, cert: tls.cert } } : {});
     const stale = services.terminals.start(app.log.child({ component: 'terminals' }));
+    // Where the key came from, never the key. A key that opens none of the stored secrets is
+    // most likely the wrong one (another CORRAL_MASTER_KEY, a lost master.key): say so now,
+    // but keep serving; reveal() fails with the same explanation for each affected secret.
+    app.log.info({ source: masterKey.source, ...(masterKey.file ? { file: masterKey.file } : {}) }, 'master key loaded');
+    const sealedElsewhere = services.secrets.undecryptable();
+    if (sealedElsewhere.length) {
+      app.log.warn(
+        { secrets: sealedElsewhere.slice(0, 20), count: sealedElsewhere.length },
+        'the master key cannot decrypt some stored secrets: it is not the key they were stored with (see docs/secrets.md)',
+      );
+    }
     if (stale) app.log.info({ sessions: stale }, 'closed terminal sessions a previous run left open');
     await app.listen({ port: config.port, host: config.bind });
   } catch (err) {

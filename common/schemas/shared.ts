@@ -5,6 +5,8 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 33
 export const ProblemFieldError = Type.Object({
   field: Type.String({ description: 'Where the problem is, e.g. "body.public_keys.0"' }),
   message: Type.String(),
+  line: Type.Optional(Type.Integer({ minimum: 1, description: 'For errors inside an uploaded text (a module): the 1-based line' })),
+  resource: Type.Optional(Type.String({ description: 'For module errors: the id of the resource the error is in' })),
 });
 
 /** RFC 9457 problem details, as every error answers. */

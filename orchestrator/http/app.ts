@@ -9,8 +9,10 @@ import { agentRoutes } from '../routes/agents.js';
 import { auditRoutes } from '../routes/audit.js';
 import { discoveryRoutes } from '../routes/discovery.js';
 import { metricsRoutes } from '../routes/metrics.js';
+import { moduleRoutes } from '../routes/modules.js';
 import { tagRoutes } from '../routes/tags.js';
 import { terminalRoutes } from '../routes/terminals.js';
+import { secretRoutes } from '../routes/secrets.js';
 import { authRoutes } from '../routes/auth.js';
 import { operatorRoutes } from '../routes/operators.js';
 import { setupRoutes } from '../routes/setup.js';
@@ -109,6 +111,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(metricsRoutes, { services });
       await api.register(discoveryRoutes, { services });
       await api.register(terminalRoutes, { services });
+      await api.register(moduleRoutes, { services });
+      await api.register(secretRoutes, { services });
       api.get(
         '/openapi.json',
         { config: { access: 'public' }, schema: { hide: true } },

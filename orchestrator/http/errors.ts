@@ -3,6 +3,9 @@
 export interface FieldError {
   field: string;
   message: string;
+  /** For errors inside an uploaded text (a module): the 1-based line, and the resource id when in one. */
+  line?: number;
+  resource?: string;
 }
 
 export class HttpError extends Error {

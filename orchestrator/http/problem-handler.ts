@@ -23,6 +23,12 @@ function fieldErrors(context: string | undefined, issues: AjvIssue[]): FieldErro
   });
 }
 
+/** The body types a route takes: its per-type body schemas (e.g. modules also take YAML), else JSON. */
+function acceptedTypes(request: FastifyRequest): string[] {
+  const body = (request.routeOptions.schema as { body?: { content?: Record<string, unknown> } } | undefined)?.body;
+  return body?.content ? Object.keys(body.content) : ['application/json'];
+}
+
 export interface ProblemBody {
   type: string;
   title: string;
@@ -55,7 +61,7 @@ export function toProblem(err: FastifyError | HttpError | Error, request: Fastif
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return base(413, 'body-too-large', 'Request body too large', fe.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return base(415, 'unsupported-media-type', 'Unsupported media type', `send ${'application/json'}; got ${request.headers['content-type'] ?? 'none'}`);
+      return base(415, 'unsupported-media-type', 'Unsupported media type', `send ${acceptedTypes(request).join(' or ')}; got ${request.headers['content-type'] ?? 'none'}`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return base(400, 'invalid-json', 'Invalid JSON', 'the body is empty but the content type says JSON', [{ field: 'body', message: 'empty' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
