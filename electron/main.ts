@@ -7,6 +7,7 @@ import { app, BrowserWindow, dialog, session, type Tray } from 'electron';
 import { startOrchestrator, type OrchestratorConfig, type OrchestratorHandle } from '../orchestrator/index.js';
 import { registerDesktopIpc } from './ipc.js';
 import { loadOrCreateLocalAdminKey, type LocalAdminKey } from './local-key.js';
+import { loadDesktopMasterKey } from './master-key.js';
 import { notify } from './notify.js';
 import { guardNavigation, limitPermissions, pinCertificate } from './security.js';
 import { createTray } from './tray.js';
@@ -68,13 +69,17 @@ function showWindow(): void {
   win.loadURL(startUrl).catch((err: Error) => console.error(`corral: cannot load ${startUrl}: ${err.message}`));
 }
 
+/**
+ * Loopback and the usual port are only defaults: `bind: 0.0.0.0` in the data directory's
+ * corral.yaml opens the desktop orchestrator to agents on the network.
+ */
 async function startBackend(config: OrchestratorConfig): Promise<OrchestratorHandle> {
   try {
-    return await startOrchestrator({ ...config, port: PREFERRED_PORT });
+    return await startOrchestrator(config, process.env, { bind: '127.0.0.1', port: PREFERRED_PORT });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     console.warn(`corral: port ${PREFERRED_PORT} is in use; the desktop orchestrator takes a free port instead`);
-    return startOrchestrator({ ...config, port: 0 });
+    return startOrchestrator({ ...config, port: 0 }, process.env, { bind: '127.0.0.1' });
   }
 }
 
@@ -85,7 +90,8 @@ async function main(): Promise<void> {
   if (local.key) console.log(`corral: local admin key: ${local.key.publicKeyLine} (${local.key.storage})`);
   else console.warn(`corral: no local admin key: ${local.reason}. The window signs in like a browser (setup link or browser key).`);
 
-  handle = await startBackend({ dataDir, bind: '127.0.0.1', http: false, adminKey: key?.publicKeyLine, banner: true });
+  const masterKey = loadDesktopMasterKey(dataDir);
+  handle = await startBackend({ dataDir, http: false, adminKey: key?.publicKeyLine, masterKey, banner: true });
   if (!handle.tlsFingerprint) throw new Error('the orchestrator started without TLS; the desktop app needs its certificate');
   const origin = new URL(handle.url).origin;
   // Without a local key, the first admin is made through the one-time setup link.

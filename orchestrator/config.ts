@@ -143,9 +143,18 @@ function defaultUiDir(): string {
 }
 
 /** Merges flags over environment over corral.yaml over defaults, and reads an admin key file. */
-export function resolveConfig(flags: OrchestratorConfig = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+/**
+ * `embedderDefaults` sit just above the built-in defaults, below corral.yaml: the desktop
+ * shell uses them for its loopback address and port, which an admin may still change in
+ * corral.yaml (e.g. `bind: 0.0.0.0` so agents on the network can reach the desktop app).
+ */
+export function resolveConfig(
+  flags: OrchestratorConfig = {},
+  env: NodeJS.ProcessEnv = process.env,
+  embedderDefaults: Pick<OrchestratorConfig, 'bind' | 'port'> = {},
+): ResolvedConfig {
   const dataDir = path.resolve(flags.dataDir ?? env.CORRAL_DATA_DIR ?? defaultDataDir());
-  const merged = { ...DEFAULTS, ...fromYaml(path.join(dataDir, 'corral.yaml')), ...fromEnv(env) } as ResolvedConfig;
+  const merged = { ...DEFAULTS, ...embedderDefaults, ...fromYaml(path.join(dataDir, 'corral.yaml')), ...fromEnv(env) } as ResolvedConfig;
   // masterKey stays out: the resolved config is handed around and printed; the key is read once in start.ts.
   for (const [k, v] of Object.entries(flags)) if (v !== undefined && k !== 'masterKey') (merged as unknown as Record<string, unknown>)[k] = v;
   merged.dataDir = dataDir;

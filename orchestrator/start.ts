@@ -118,8 +118,12 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
  * Starts a whole orchestrator: store, API, web UI and background jobs.
  * The CLI (`corral serve`), the Electron main process and the tests all call this.
  */
-export async function startOrchestrator(options: OrchestratorConfig = {}, env: NodeJS.ProcessEnv = process.env): Promise<OrchestratorHandle> {
-  const config = resolveConfig(options, env);
+export async function startOrchestrator(
+  options: OrchestratorConfig = {},
+  env: NodeJS.ProcessEnv = process.env,
+  embedderDefaults: Pick<OrchestratorConfig, 'bind' | 'port'> = {},
+): Promise<OrchestratorHandle> {
+  const config = resolveConfig(options, env, embedderDefaults);
   if (config.adminKey) parseAdminKey(config.adminKey);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // Before anything else is opened: a master key with loose permissions stops the start.

@@ -72,6 +72,17 @@ describe('resolveConfig', () => {
     assert.throws(() => resolveConfig({ dataDir }, { CORRAL_HTTP: 'yes please' }), ConfigError);
   });
 
+  it('puts an embedder\'s defaults (the desktop shell) below corral.yaml, environment and flags', () => {
+    yaml('');
+    const desktop = { bind: '127.0.0.1', port: 7390 };
+    assert.equal(resolveConfig({ dataDir }, {}, desktop).bind, '127.0.0.1');
+    yaml('bind: 0.0.0.0\n');
+    assert.equal(resolveConfig({ dataDir }, {}, desktop).bind, '0.0.0.0', 'an admin opens the desktop orchestrator to the network');
+    assert.equal(resolveConfig({ dataDir }, { CORRAL_BIND: '10.0.0.5' }, desktop).bind, '10.0.0.5');
+    assert.equal(resolveConfig({ dataDir, bind: '::1' }, { CORRAL_BIND: '10.0.0.5' }, desktop).bind, '::1');
+    yaml('');
+  });
+
   it('reads the admin key from a line, or from a .pub file', () => {
     yaml('');
     const key = makeKey('boss@laptop');
