@@ -77,7 +77,7 @@ export const RESOURCE_PROPERTIES: Record<ResourceType, Record<string, PropertySp
   line: {
     path: PATH,
     line: { type: { kind: 'string' }, required: true, description: 'the whole line, without the newline' },
-    match: { type: { kind: 'regex' }, description: 'a regular expression; the first matching line is replaced (or removed when absent)' },
+    match: { type: { kind: 'regex' }, description: 'a regular expression; the first matching line is replaced (with ensure absent, every matching line is removed)' },
     ensure: ENSURE,
   },
   package: {
