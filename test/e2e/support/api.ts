@@ -1,6 +1,7 @@
 import type { Agent } from '../../../common/schemas/agents.js';
 import type { SessionResponse } from '../../../common/schemas/auth.js';
 import type { CreateOperatorRequest, Operator } from '../../../common/schemas/operators.js';
+import type { CreateSecretRequest, SecretMetadata } from '../../../common/schemas/secrets.js';
 import type { OpenTerminalResponse } from '../../../common/schemas/terminals.js';
 import { sshsign, type SshKey } from './ssh.js';
 
@@ -42,6 +43,14 @@ export class ApiHelper {
 
   createOperator(request: CreateOperatorRequest): Promise<Operator> {
     return this.call<Operator>('POST', '/operators', request);
+  }
+
+  createSecret(request: CreateSecretRequest): Promise<SecretMetadata> {
+    return this.call<SecretMetadata>('POST', '/secrets', request);
+  }
+
+  deleteSecret(name: string): Promise<void> {
+    return this.call<void>('DELETE', `/secrets/${encodeURIComponent(name)}`);
   }
 
   setAgentStatus(nodeId: string, status: 'accepted' | 'rejected'): Promise<Agent> {

@@ -23,6 +23,8 @@ import type {
 } from '../../../../common/schemas/auth.js';
 import type { DiscoveredAgent, DiscoverRequest, DiscoverResponse } from '../../../../common/schemas/discovery.js';
 import type { MetricsHistory, MetricsLatest, MetricsPoint, MetricsQuery } from '../../../../common/schemas/metrics.js';
+import type { ModuleDetails, ModuleSummary, ModuleUploadResponse, UploadResult } from '../../../../common/schemas/modules.js';
+import type { CreateSecretRequest, SecretMetadata, UpdateSecretRequest } from '../../../../common/schemas/secrets.js';
 import type { CreateOperatorRequest, Operator } from '../../../../common/schemas/operators.js';
 import type { List, ListQuery } from '../../../../common/schemas/shared.js';
 import type { StatusResponse } from '../../../../common/schemas/status.js';
@@ -51,7 +53,12 @@ export type {
   MetricsLatest,
   MetricsPoint,
   MetricsQuery,
+  ModuleDetails,
+  ModuleSummary,
+  ModuleUploadResponse,
   Operator,
+  SecretMetadata,
+  UploadResult,
   SessionResponse,
   OpenTerminalRequest,
   OpenTerminalResponse,
@@ -176,6 +183,18 @@ export class ApiClient {
     url.searchParams.set('ticket', ticket);
     return url.href;
   }
+
+  // modules
+  listModules = (query: ListParams = {}) => this.request<List<ModuleSummary>>('GET', '/modules', { query });
+  getModule = (name: string, revision?: number) => this.request<ModuleDetails>('GET', `/modules/${encodeURIComponent(name)}`, { query: { revision } });
+  uploadModule = (content: string) => this.request<ModuleUploadResponse>('POST', '/modules', { body: { content } });
+  deleteModule = (name: string) => this.request<void>('DELETE', `/modules/${encodeURIComponent(name)}`);
+
+  // secrets (metadata only; a value goes out once and never comes back)
+  listSecrets = (query: ListParams = {}) => this.request<List<SecretMetadata>>('GET', '/secrets', { query });
+  createSecret = (body: CreateSecretRequest) => this.request<SecretMetadata>('POST', '/secrets', { body });
+  updateSecret = (name: string, body: UpdateSecretRequest) => this.request<SecretMetadata>('PUT', `/secrets/${encodeURIComponent(name)}`, { body });
+  deleteSecret = (name: string) => this.request<void>('DELETE', `/secrets/${encodeURIComponent(name)}`);
 
   // discovery
   discover = (body: DiscoverRequest = {}) => this.request<Discovery>('POST', '/discover', { body });
