@@ -8,8 +8,12 @@ import { encodeTerminalFrame, TERMINAL_CHUNK_BYTES, TERMINAL_FRAME, TERMINAL_WIN
 import type { Logger } from '../logger.js';
 import { completeUtf8Length, splitUtf8 } from './utf8.js';
 
-/** How long an unfinished UTF-8 character waits for the rest of it before it is sent alone. */
-export const BATCH_MS = 5;
+/**
+ * How long an unfinished UTF-8 character at the end of a read waits for the rest of it
+ * before it is sent alone. Generous: on a busy machine the writer can be descheduled for
+ * several milliseconds mid-stream, and only output that really ends mid-character waits.
+ */
+export const UNFINISHED_CHAR_WAIT_MS = 50;
 /** Grace between SIGHUP and SIGKILL when a terminal is closed. */
 export const KILL_GRACE_MS = 2000;
 
@@ -177,7 +181,7 @@ export class TerminalSession {
     this.pending = rest.length ? [Buffer.from(rest)] : [];
     this.pendingBytes = rest.length;
     // An unfinished character at the end goes with the next read, or alone a little later.
-    if (rest.length) this.batchTimer = setTimeout(() => this.flush(true), BATCH_MS);
+    if (rest.length) this.batchTimer = setTimeout(() => this.flush(true), UNFINISHED_CHAR_WAIT_MS);
     if (cut === 0) return;
     for (const chunk of splitUtf8(all.subarray(0, cut), TERMINAL_CHUNK_BYTES)) {
       if (!this.output.sendFrame(encodeTerminalFrame(TERMINAL_FRAME.output, this.id, chunk))) break;
