@@ -136,7 +136,7 @@ export class AgentHub {
       this.pendingAuth.delete(link);
       if (link.nodeId && this.links.get(link.nodeId) === link) {
         this.links.delete(link.nodeId);
-        this.presence.disconnected(link.nodeId, new Date().toISOString());
+        this.presence.disconnected(link.nodeId);
         this.log.info({ nodeId: link.nodeId }, 'agent offline');
         this.terminals?.agentGone(link.nodeId);
       }
@@ -162,7 +162,7 @@ export class AgentHub {
       if (m.type !== 'auth') return this.bad(link, `expected auth first, got ${String(m.type)}`);
       return this.authenticate(link, m);
     }
-    if (link.nodeId) this.presence.touch(link.nodeId, new Date(link.lastHeard).toISOString());
+    if (link.nodeId) this.presence.touch(link.nodeId, link.lastHeard);
     switch (m.type) {
       case 'ping':
         this.send(link, { type: 'pong', ts: typeof m.ts === 'number' ? m.ts : Date.now() });
@@ -197,7 +197,7 @@ export class AgentHub {
 
   /** Binary frames carry terminal output; only accepted agents have terminals. */
   private onBinary(link: Link, nodeId: string, data: Buffer | ArrayBuffer | Buffer[]): void {
-    this.presence.touch(nodeId, new Date(link.lastHeard).toISOString());
+    this.presence.touch(nodeId, link.lastHeard);
     if (link.status !== 'accepted') return this.bad(link, 'binary frame from an agent that is not accepted');
     const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
     const frame = decodeTerminalFrame(bytes);
@@ -260,7 +260,7 @@ export class AgentHub {
       previous.socket.close(LINK_CLOSE.replaced, 'replaced by a newer link');
       // The old link's sessions went with it; the new link starts with none.
       this.terminals?.agentGone(message.node_id);
-    } else this.presence.connected(message.node_id, new Date().toISOString());
+    } else this.presence.connected(message.node_id);
     this.log.info({ nodeId: message.node_id, status: result.status, ip: link.ip }, 'agent online');
   }
 

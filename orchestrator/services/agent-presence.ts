@@ -15,28 +15,29 @@ export class AgentEvents extends EventEmitter<AgentEventMap> {}
 
 /**
  * Which agents have a live link, and when each was last heard from. Kept in
- * memory (heartbeats are frequent); the hub flushes last-seen times to the store.
+ * memory as epoch milliseconds (the hub touches it on every frame, terminal bytes
+ * included), formatted only when read; the hub flushes last-seen times to the store.
  */
 export class AgentPresence {
   private readonly online = new Set<string>();
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new Map<string, number>();
   private readonly dirty = new Set<string>();
 
   constructor(private readonly events: AgentEvents) {}
 
-  connected(nodeId: string, at: string): void {
+  connected(nodeId: string, at = Date.now()): void {
     this.online.add(nodeId);
     this.touch(nodeId, at);
     this.events.emit('online', nodeId);
   }
 
-  disconnected(nodeId: string, at: string): void {
+  disconnected(nodeId: string, at = Date.now()): void {
     if (!this.online.delete(nodeId)) return;
     this.touch(nodeId, at);
     this.events.emit('offline', nodeId);
   }
 
-  touch(nodeId: string, at: string): void {
+  touch(nodeId: string, at = Date.now()): void {
     this.seen.set(nodeId, at);
     this.dirty.add(nodeId);
   }
@@ -50,7 +51,8 @@ export class AgentPresence {
   }
 
   lastSeen(nodeId: string): string | undefined {
-    return this.seen.get(nodeId);
+    const at = this.seen.get(nodeId);
+    return at === undefined ? undefined : new Date(at).toISOString();
   }
 
   forget(nodeId: string): void {
@@ -64,7 +66,7 @@ export class AgentPresence {
     const out: [string, string][] = [];
     for (const id of this.dirty) {
       const at = this.seen.get(id);
-      if (at) out.push([id, at]);
+      if (at !== undefined) out.push([id, new Date(at).toISOString()]);
     }
     this.dirty.clear();
     return out;
