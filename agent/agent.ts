@@ -20,6 +20,7 @@ import { DEFAULT_BUFFER_CAPACITY, MetricsOutbox } from './outbox.js';
 import { interfaceAddresses } from './system/network.js';
 import { detectVirtualization } from './system/virtualization.js';
 import { ensureStateDir } from './state-dir.js';
+import { StateExecutor, type ExecutorOptions } from './state/executor.js';
 import { TerminalManager, type TerminalOptions } from './terminal/manager.js';
 
 export class AgentError extends Error {}
@@ -49,6 +50,8 @@ export interface AgentOptions {
   stableAfterMs?: number;
   /** Terminal limits and lookups (tests change them; the defaults suit a real machine). */
   terminals?: TerminalOptions;
+  /** Desired-state runs: a path prefix for tests, a provider registry. */
+  state?: ExecutorOptions;
 }
 
 export interface AgentHandle {
@@ -145,6 +148,17 @@ export async function startAgent(options: AgentOptions): Promise<AgentHandle> {
     options.terminals,
   );
 
+  const states = new StateExecutor(
+    {
+      get canSend() {
+        return link?.canSendData ?? false;
+      },
+      send: (message) => link!.sendData(message),
+    },
+    log,
+    options.state,
+  );
+
   const onAccepted = () => {
     const mine = ++session;
     sessionReady = false;
@@ -179,6 +193,7 @@ export async function startAgent(options: AgentOptions): Promise<AgentHandle> {
       onStateChange,
       onTerminalMessage: (message) => terminals.handle(message),
       onTerminalFrame: (kind, sessionId, payload) => terminals.input(kind, sessionId, payload),
+      onStateRun: (message) => states.submit(message),
     });
     link.start();
   };

@@ -1,5 +1,6 @@
 // The agent link: JSON text frames over the WebSocket at /agent/v1 (binary frames are
 // reserved for terminal data). One definition used by the orchestrator's hub and the agent.
+import type { PropertyValue, ResourceType } from './modules/index.js';
 import { PROTOCOL_VERSION } from './version.js';
 
 export { PROTOCOL_VERSION };
@@ -196,7 +197,79 @@ export interface TermExitMessage {
   signal: number | null;
 }
 
+// Desired state (DESIGN.md "Desired state"). The orchestrator expands templates (it holds
+// vars, tags, attributes and secrets) and sends each run fully resolved; `mask` lists the
+// secret values the run carries so the agent can replace them with ******** in everything
+// it sends back or logs. The agent runs one state run at a time, in arrival order.
+export const STATE_RUN_MODES = ['apply', 'plan', 'drift'] as const;
+export type StateRunMode = (typeof STATE_RUN_MODES)[number];
+export const SECRET_MASK = '********';
+
+export interface StateResource {
+  module: string;
+  id: string;
+  type: ResourceType;
+  properties: Record<string, PropertyValue>;
+  /** Ids in the same module. */
+  requires: string[];
+  notify: string[];
+}
+
+export interface StateRunMessage {
+  type: 'state_run';
+  run_id: string;
+  /** plan and drift only read and diff; apply converges. */
+  mode: StateRunMode;
+  resources: StateResource[];
+  mask: string[];
+  /**
+   * Apply only: the fingerprint of the plan this apply carries out. The agent re-plans first
+   * and refuses (code plan_stale) if the result differs, so what runs is what was reviewed.
+   */
+  expect_plan?: string;
+}
+
+export interface StateOutput {
+  stdout: string;
+  stderr: string;
+  exit_code: number | null;
+  truncated: boolean;
+}
+
+export interface StateResourceResult {
+  module: string;
+  resource_id: string;
+  type: ResourceType;
+  status: 'unchanged' | 'would_change' | 'would_fail' | 'changed' | 'failed' | 'skipped';
+  diff?: { properties: Record<string, { before: unknown; after: unknown }>; content?: string };
+  message?: string;
+  output?: StateOutput;
+  duration_ms: number;
+  notified_by?: string[];
+  /** What the agent read after the run (apply) or before it (plan, drift); long strings as hashes. */
+  observed?: unknown;
+}
+
+/** One per resource, in run order, before state_done. */
+export interface StateResultMessage {
+  type: 'state_result';
+  run_id: string;
+  result: StateResourceResult;
+}
+
+export interface StateDoneMessage {
+  type: 'state_done';
+  run_id: string;
+  /** false: the run as a whole did not happen or stopped (code and message say why). */
+  ok: boolean;
+  code?: 'plan_stale' | 'bad_run' | 'busy' | 'internal';
+  message?: string;
+  /** How many state_result messages preceded this one. */
+  results: number;
+}
+
 export type ServerMessage =
+  | StateRunMessage
   | HelloMessage
   | WelcomeMessage
   | StatusMessage
@@ -206,7 +279,16 @@ export type ServerMessage =
   | TermResizeMessage
   | TermCloseMessage
   | TermAckMessage;
-export type AgentMessage = AuthMessage | PingMessage | AttributesMessage | MetricsMessage | TermOpenedMessage | TermErrorMessage | TermExitMessage;
+export type AgentMessage =
+  | AuthMessage
+  | PingMessage
+  | AttributesMessage
+  | MetricsMessage
+  | TermOpenedMessage
+  | TermErrorMessage
+  | TermExitMessage
+  | StateResultMessage
+  | StateDoneMessage;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -235,8 +317,13 @@ export function decodeTerminalFrame(frame: Uint8Array): { kind: number; sessionI
   return { kind, sessionId, payload: frame.subarray(TERMINAL_HEADER_BYTES) };
 }
 
-/** Largest text frame either side accepts; buffered metrics are sent in chunks below it. */
-export const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Largest text frame either side accepts. A state run carries whole modules (2 MiB each) and a
+ * resource result up to 1 MiB of stdout and of stderr plus a diff; buffered metrics are still
+ * sent in chunks of at most METRICS_FRAME_BYTES.
+ */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+export const METRICS_FRAME_BYTES = 1024 * 1024;
 export const MAX_SAMPLES_PER_MESSAGE = 500;
 
 // Discovery datagrams (UDP, JSON).

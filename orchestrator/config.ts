@@ -38,6 +38,10 @@ export interface OrchestratorConfig {
   terminalTranscriptCapBytes?: number;
   /** Record what operators type ("i" events) in transcripts, not only what terminals print. */
   terminalRecordInput?: boolean;
+  /** Seconds between scheduled drift checks of every agent with a baseline (0: none). */
+  driftIntervalS?: number;
+  /** Agents an assignment apply or plan works on at the same time. */
+  applyConcurrency?: number;
   /**
    * The 32-byte key that seals secrets, from an embedder that keeps it itself (the
    * desktop shell, with Electron safeStorage). Not a setting: there is no flag and no
@@ -76,6 +80,8 @@ const SETTINGS: { key: keyof OrchestratorConfig; env: string; yaml: string; type
   { key: 'terminalIdleTimeoutS', env: 'CORRAL_TERMINAL_IDLE_TIMEOUT_S', yaml: 'terminal_idle_timeout_s', type: 'number' },
   { key: 'terminalTranscriptCapBytes', env: 'CORRAL_TERMINAL_TRANSCRIPT_CAP_BYTES', yaml: 'terminal_transcript_cap_bytes', type: 'number' },
   { key: 'terminalRecordInput', env: 'CORRAL_TERMINAL_RECORD_INPUT', yaml: 'terminal_record_input', type: 'boolean' },
+  { key: 'driftIntervalS', env: 'CORRAL_DRIFT_INTERVAL_S', yaml: 'drift_interval_s', type: 'number' },
+  { key: 'applyConcurrency', env: 'CORRAL_APPLY_CONCURRENCY', yaml: 'apply_concurrency', type: 'number' },
 ];
 
 const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
@@ -95,6 +101,8 @@ const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
   terminalIdleTimeoutS: 1800,
   terminalTranscriptCapBytes: 50 * 1024 * 1024,
   terminalRecordInput: false,
+  driftIntervalS: 3600,
+  applyConcurrency: 10,
 };
 
 export class ConfigError extends Error {}
@@ -167,6 +175,8 @@ export function resolveConfig(
   if (!Number.isInteger(merged.terminalMaxPerAgent) || merged.terminalMaxPerAgent < 1) {
     throw new ConfigError(`terminal_max_per_agent must be a whole number of at least 1, got ${merged.terminalMaxPerAgent}`);
   }
+  if (!Number.isInteger(merged.applyConcurrency) || merged.applyConcurrency < 1) throw new ConfigError(`apply_concurrency must be a whole number of at least 1, got ${merged.applyConcurrency}`);
+  if (merged.driftIntervalS !== 0 && merged.driftIntervalS < 60) throw new ConfigError(`drift_interval_s must be 0 (off) or at least 60, got ${merged.driftIntervalS}`);
   if (merged.terminalTranscriptCapBytes < 1024) throw new ConfigError(`terminal_transcript_cap_bytes must be at least 1024, got ${merged.terminalTranscriptCapBytes}`);
   if (merged.adminKey && !merged.adminKey.trim().startsWith('ssh-')) {
     const file = merged.adminKey.replace(/^~(?=$|\/)/, os.homedir());

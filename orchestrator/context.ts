@@ -8,6 +8,9 @@ import type { AuthService } from './services/auth.js';
 import type { DiscoveryService } from './services/discovery.js';
 import type { MetricsService } from './services/metrics.js';
 import type { ModulesService } from './services/modules.js';
+import type { DriftService } from './services/drift.js';
+import type { OperationsService } from './services/operations.js';
+import type { StateRunner } from './services/state-runner.js';
 import type { OperatorsService } from './services/operators.js';
 import type { SecretsService } from './services/secrets.js';
 import type { TerminalsService } from './services/terminals.js';
@@ -28,6 +31,9 @@ export interface Services {
   terminals: TerminalsService;
   modules: ModulesService;
   secrets: SecretsService;
+  runner: StateRunner;
+  operations: OperationsService;
+  drift: DriftService;
   startedAt: number;
   tlsFingerprint: string | null;
   /** The port actually listened on (known after listen; port 0 picks one). */

@@ -27,6 +27,11 @@ import { TerminalsService } from './services/terminals.js';
 import { loadMasterKey, type MasterKey } from './services/master-key.js';
 import { SecretBox } from './services/secret-box.js';
 import { SecretsService } from './services/secrets.js';
+import { StateRunner } from './services/state-runner.js';
+import { OperationsService } from './services/operations.js';
+import { DriftService } from './services/drift.js';
+import { OperationsRepository } from './repositories/operations.js';
+import { DriftRepository } from './repositories/drift.js';
 import { ensureCertificate } from './tls.js';
 import { HttpError } from './http/errors.js';
 import { parseOperatorKey } from './services/keys.js';
@@ -95,8 +100,14 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   // Assignments are not built yet: ModulesService's assignmentsUsing defaults to none.
   const modules = new ModulesService(db, new ModulesRepository(db), { secretExists: (name) => secrets.exists(name) });
   secrets.setUsedBy((name) => modules.usingSecret(name));
+  const runner = new StateRunner(hub);
+  hub.setStateSink(runner);
+  const isLinked = (nodeId: string) => hub.isLinked(nodeId);
+  const operations = new OperationsService(db, new OperationsRepository(db), modules, secrets, agents, runner, isLinked);
+  const drift = new DriftService(new DriftRepository(db), operations, agents, runner, isLinked);
+  operations.setLatestDrift((nodeId) => drift.latestGlance(nodeId));
   const services: Services = {
-    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals, secrets, modules,
+    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals, secrets, modules, runner, operations, drift,
     discovery: new DiscoveryService({
       port: config.discoveryPort,
       broadcast: config.discoveryBroadcast,
@@ -142,6 +153,9 @@ export async function startOrchestrator(
     }
     app = await buildApp(services, tls ? { https: { key: tls.key, cert: tls.cert } } : {});
     const stale = services.terminals.start(app.log.child({ component: 'terminals' }));
+    services.runner.setLogger(app.log.child({ component: 'state-runner' }));
+    const abandoned = services.operations.recover() + services.drift.recover();
+    if (abandoned) app.log.warn({ count: abandoned }, 'operations and drift checks a previous run left unfinished were marked cancelled/failed');
     // Where the key came from, never the key. A key that opens none of the stored secrets is
     // most likely the wrong one (another CORRAL_MASTER_KEY, a lost master.key): say so now,
     // but keep serving; reveal() fails with the same explanation for each affected secret.
@@ -170,6 +184,7 @@ export async function startOrchestrator(
 
   audit.startRetentionJob((err) => app.log.error({ err }, 'audit retention job failed'));
   services.metrics.start((err) => app.log.error({ err }, 'metrics retention job failed'));
+  services.drift.startSchedule(config.driftIntervalS * 1000, (err) => app.log.error({ err }, 'scheduled drift checks failed'));
   const purge = setInterval(() => auth.purgeExpired(), 60_000);
   purge.unref();
 
@@ -196,6 +211,8 @@ export async function startOrchestrator(
       clearInterval(purge);
       audit.stop();
       services.metrics.stop();
+      services.drift.stop();
+      services.runner.stop();
       await services.terminals.stop();
       services.hub.stop();
       await app.close();

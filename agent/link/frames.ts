@@ -1,6 +1,6 @@
 // Buffered metrics leave in messages of at most MAX_SAMPLES_PER_MESSAGE samples and
-// under MAX_FRAME_BYTES, whichever limit a machine with many disks reaches first.
-import { MAX_FRAME_BYTES, MAX_SAMPLES_PER_MESSAGE, type MetricsMessage, type MetricsSample } from '../../common/protocol.js';
+// under METRICS_FRAME_BYTES, whichever limit a machine with many disks reaches first.
+import { METRICS_FRAME_BYTES, MAX_SAMPLES_PER_MESSAGE, type MetricsMessage, type MetricsSample } from '../../common/protocol.js';
 
 export function encodedSize(message: unknown): number {
   return Buffer.byteLength(JSON.stringify(message), 'utf8');
@@ -11,7 +11,7 @@ export function encodedSize(message: unknown): number {
  * count limit, halved until the frame is under the byte limit. 0 means even the first
  * sample alone is too large (it can only be dropped).
  */
-export function samplesThatFit(samples: MetricsSample[], maxBytes = MAX_FRAME_BYTES, maxCount = MAX_SAMPLES_PER_MESSAGE): number {
+export function samplesThatFit(samples: MetricsSample[], maxBytes = METRICS_FRAME_BYTES, maxCount = MAX_SAMPLES_PER_MESSAGE): number {
   let n = Math.min(samples.length, maxCount);
   while (n > 0) {
     const message: MetricsMessage = { type: 'metrics', samples: samples.slice(0, n) };

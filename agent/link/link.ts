@@ -20,6 +20,9 @@ import {
   type HelloMessage,
   type MetricsMessage,
   type ServerMessage,
+  type StateDoneMessage,
+  type StateResultMessage,
+  type StateRunMessage,
   type TermAckMessage,
   type TermCloseMessage,
   type TermErrorMessage,
@@ -62,10 +65,12 @@ export interface LinkOptions {
   onTerminalMessage?: (message: TermOpenMessage | TermResizeMessage | TermCloseMessage | TermAckMessage) => void;
   /** A well-formed binary terminal frame; only delivered while accepted. */
   onTerminalFrame?: (kind: number, sessionId: string, payload: Uint8Array) => void;
+  /** A desired-state run (apply, plan, drift check); only while accepted. */
+  onStateRun?: (message: StateRunMessage) => void;
 }
 
 /** What the agent sends once accepted. */
-export type DataMessage = AttributesMessage | MetricsMessage | TermOpenedMessage | TermErrorMessage | TermExitMessage;
+export type DataMessage = AttributesMessage | MetricsMessage | TermOpenedMessage | TermErrorMessage | TermExitMessage | StateResultMessage | StateDoneMessage;
 
 export class LinkNotReady extends Error {}
 
@@ -307,6 +312,9 @@ export class AgentLink {
       case 'term_ack':
         if (this.current !== 'accepted') return void this.log.warn({ type: message.type, state: this.current }, 'ignoring a terminal message: the agent is not accepted');
         return this.options.onTerminalMessage?.(message);
+      case 'state_run':
+        if (this.current !== 'accepted') return void this.log.warn({ run_id: message.run_id, state: this.current }, 'ignoring a state run: the agent is not accepted');
+        return this.options.onStateRun?.(message);
       case 'hello':
         return this.onHello(ws, message);
       case 'welcome':

@@ -2,6 +2,7 @@
 // well-formed ServerMessage comes back as a reason to log, never as an exception: a bad
 // frame must not take the agent down (DESIGN.md, issue "Agents").
 import { isSessionId, type ApprovalStatus, type ServerMessage } from '../../common/protocol.js';
+import { checkStateRun } from '../state/run-message.js';
 
 export type Parsed = { ok: true; message: ServerMessage } | { ok: false; reason: string };
 
@@ -84,6 +85,10 @@ export function parseServerMessage(text: string): Parsed {
       if (!isSessionId(m.session_id)) return bad('term_ack without a session_id UUID');
       if (!isCount(m.bytes)) return bad('term_ack without a non-negative integer bytes');
       return { ok: true, message: { type: 'term_ack', session_id: m.session_id, bytes: m.bytes } };
+    case 'state_run': {
+      const checked = checkStateRun(m);
+      return checked.ok ? { ok: true, message: checked.message } : bad(checked.reason);
+    }
     default:
       return bad(typeof m.type === 'string' ? `unknown message type "${m.type.slice(0, 64)}"` : 'no message type');
   }

@@ -26,6 +26,8 @@ export interface PlanResult {
   diff?: ResourceDiff;
   message?: string;
   duration_ms: number;
+  /** The state read (what a drift check compares and believed state records). */
+  observed?: unknown;
 }
 
 export interface ApplyResult {
@@ -38,6 +40,8 @@ export interface ApplyResult {
   duration_ms: number;
   /** Set when a notify refreshed this resource: the ids that changed and asked for it. */
   notified_by?: string[];
+  /** The state read after converging (before, when nothing changed). */
+  observed?: unknown;
 }
 
 /** Stable topological order: each resource after what it requires, otherwise in the given order. */
@@ -95,6 +99,7 @@ export async function plan(resources: readonly EngineResource[], ctx: ProviderCo
       try {
         const provider = providerFor(registry, r);
         const current = await provider.read(r.properties, planCtx);
+        result.observed = current;
         const d = provider.diff(r.properties, current);
         if (d.changed) {
           result.status = 'would_change';
@@ -137,6 +142,7 @@ export async function apply(resources: readonly EngineResource[], ctx: ProviderC
       try {
         const provider = providerFor(registry, r);
         const current = await provider.read(r.properties, ctx);
+        result.observed = current;
         const d = provider.diff(r.properties, current);
         if (d.message !== undefined) result.message = d.message;
         if (d.changed) {
@@ -145,6 +151,8 @@ export async function apply(resources: readonly EngineResource[], ctx: ProviderC
           result.status = 'changed';
           if (done.message !== undefined) result.message = done.message;
           if (done.output) result.output = done.output;
+          // What the machine looks like now; a failed re-read keeps the pre-change state.
+          result.observed = await provider.read(r.properties, ctx.forPlan()).catch(() => current);
         }
       } catch (e) {
         result.status = 'failed';

@@ -8,6 +8,8 @@ import { lineProvider } from './line.js';
 import { scriptProvider } from './script.js';
 import { groupProvider } from './group.js';
 import { userProvider } from './user.js';
+import { packageProvider } from './package.js';
+import { serviceProvider } from './service.js';
 
 export class ProviderRegistry {
   private readonly providers = new Map<ResourceType, Provider>();
@@ -27,7 +29,7 @@ export class ProviderRegistry {
   }
 }
 
-/** Every built provider. package and service are not built yet. */
+/** Every built provider: one per resource type. */
 export function defaultRegistry(): ProviderRegistry {
   return new ProviderRegistry()
     .register(fileProvider as Provider)
@@ -36,5 +38,7 @@ export function defaultRegistry(): ProviderRegistry {
     .register(lineProvider as Provider)
     .register(scriptProvider as Provider)
     .register(groupProvider as Provider)
-    .register(userProvider as Provider);
+    .register(userProvider as Provider)
+    .register(packageProvider as Provider)
+    .register(serviceProvider as Provider);
 }

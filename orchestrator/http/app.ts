@@ -10,6 +10,8 @@ import { auditRoutes } from '../routes/audit.js';
 import { discoveryRoutes } from '../routes/discovery.js';
 import { metricsRoutes } from '../routes/metrics.js';
 import { moduleRoutes } from '../routes/modules.js';
+import { stateRoutes } from '../routes/state.js';
+import { driftRoutes } from '../routes/drift.js';
 import { tagRoutes } from '../routes/tags.js';
 import { terminalRoutes } from '../routes/terminals.js';
 import { secretRoutes } from '../routes/secrets.js';
@@ -113,6 +115,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(terminalRoutes, { services });
       await api.register(moduleRoutes, { services });
       await api.register(secretRoutes, { services });
+      await api.register(stateRoutes, { services });
+      await api.register(driftRoutes, { services });
       api.get(
         '/openapi.json',
         { config: { access: 'public' }, schema: { hide: true } },

@@ -19,7 +19,7 @@ import type { AgentPresence } from '../services/agent-presence.js';
 import type { AgentsService } from '../services/agents.js';
 import type { AuditService } from '../services/audit.js';
 import { verifyEd25519 } from '../services/keys.js';
-import { checkAttributes, checkAuth, checkMetrics, checkTerminal, parseFrame, type TerminalMessage } from './link-messages.js';
+import { checkAttributes, checkAuth, checkMetrics, checkStateReport, checkTerminal, parseFrame, type StateReport, type TerminalMessage } from './link-messages.js';
 
 const AUTH_TIMEOUT_MS = 10_000;
 const MAX_BAD_FRAMES = 100;
@@ -34,6 +34,13 @@ export interface TerminalSink {
   output(nodeId: string, sessionId: string, payload: Buffer): void;
   message(nodeId: string, message: TerminalMessage): void;
   /** The agent's link closed or was replaced: its ptys are gone with it. */
+  agentGone(nodeId: string): void;
+}
+
+/** Where desired-state reports from agents go (the state runner). */
+export interface StateSink {
+  message(nodeId: string, message: StateReport): void;
+  /** The agent's link closed or was replaced: a run in progress will never report. */
   agentGone(nodeId: string): void;
 }
 
@@ -63,6 +70,7 @@ export class AgentHub {
   private flushTimer: NodeJS.Timeout | undefined;
   private log!: FastifyBaseLogger;
   private terminals: TerminalSink | undefined;
+  private states: StateSink | undefined;
 
   constructor(
     private readonly agents: AgentsService,
@@ -87,6 +95,16 @@ export class AgentHub {
 
   setTerminalSink(sink: TerminalSink): void {
     this.terminals = sink;
+  }
+
+  setStateSink(sink: StateSink): void {
+    this.states = sink;
+  }
+
+  /** Whether an accepted agent has a live link now. */
+  isLinked(nodeId: string): boolean {
+    const link = this.links.get(nodeId);
+    return !!link && link.status === 'accepted' && link.socket.readyState === link.socket.OPEN;
   }
 
   /** Sends a message to an accepted agent's live link; false when there is none. */
@@ -139,6 +157,7 @@ export class AgentHub {
         this.presence.disconnected(link.nodeId);
         this.log.info({ nodeId: link.nodeId }, 'agent offline');
         this.terminals?.agentGone(link.nodeId);
+        this.states?.agentGone(link.nodeId);
       }
     });
     socket.on('error', (err) => this.log.debug({ err, nodeId: link.nodeId }, 'agent link error'));
@@ -190,6 +209,14 @@ export class AgentHub {
         const checked = checkTerminal(m);
         if (!checked.ok) return this.bad(link, checked.reason);
         this.terminals?.message(link.nodeId, checked.message);
+        return;
+      }
+      case 'state_result':
+      case 'state_done': {
+        if (link.status !== 'accepted') return this.bad(link, `${m.type} from an agent that is not accepted`);
+        const checked = checkStateReport(m);
+        if (!checked.ok) return this.bad(link, checked.reason);
+        this.states?.message(link.nodeId, checked.message);
         return;
       }
     }
@@ -260,6 +287,7 @@ export class AgentHub {
       previous.socket.close(LINK_CLOSE.replaced, 'replaced by a newer link');
       // The old link's sessions went with it; the new link starts with none.
       this.terminals?.agentGone(message.node_id);
+      this.states?.agentGone(message.node_id);
     } else this.presence.connected(message.node_id);
     this.log.info({ nodeId: message.node_id, status: result.status, ip: link.ip }, 'agent online');
   }

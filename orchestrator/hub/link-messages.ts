@@ -1,4 +1,5 @@
-import type { AgentMessage, AuthMessage, TermErrorMessage, TermExitMessage, TermOpenedMessage } from '../../common/protocol.js';
+import type { AgentMessage, AuthMessage, StateDoneMessage, StateResourceResult, StateResultMessage, TermErrorMessage, TermExitMessage, TermOpenedMessage } from '../../common/protocol.js';
+import { RESOURCE_TYPES } from '../../common/modules/index.js';
 import { isSessionId, NODE_ID_PATTERN } from '../../common/protocol.js';
 
 // Everything an agent sends is untrusted: these checks turn a frame into a typed
@@ -38,6 +39,8 @@ export function parseFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: bool
     case 'term_opened':
     case 'term_error':
     case 'term_exit':
+    case 'state_result':
+    case 'state_done':
       return { ok: true, message: value as unknown as AgentMessage };
     default:
       return { ok: false, reason: `unknown message type ${JSON.stringify(value.type).slice(0, 40)}` };
@@ -100,4 +103,58 @@ export function checkTerminal(m: Record<string, unknown>): Parsed<TerminalMessag
     default:
       return { ok: false, reason: `not a terminal message: ${String(m.type).slice(0, 40)}` };
   }
+}
+
+export type StateReport = StateResultMessage | StateDoneMessage;
+
+const RESULT_STATUSES = ['unchanged', 'would_change', 'would_fail', 'changed', 'failed', 'skipped'];
+const DONE_CODES = ['plan_stale', 'bad_run', 'busy', 'internal'];
+const MAX_TEXT = 2 * 1024 * 1024;
+
+function optionalText(v: unknown, max: number): boolean {
+  return v === undefined || (typeof v === 'string' && v.length <= max);
+}
+
+/** state_result and state_done, field by field; the result carries only known fields. */
+export function checkStateReport(m: Record<string, unknown>): Parsed<StateReport> {
+  if (!isSessionId(m.run_id)) return { ok: false, reason: `${String(m.type)}: run_id must be a lower-case UUID` };
+  const run_id = m.run_id;
+  if (m.type === 'state_done') {
+    if (typeof m.ok !== 'boolean') return { ok: false, reason: 'state_done: ok must be a boolean' };
+    if (m.code !== undefined && !DONE_CODES.includes(m.code as string)) return { ok: false, reason: 'state_done: unknown code' };
+    if (!optionalText(m.message, 4096)) return { ok: false, reason: 'state_done: message must be a string of at most 4096 characters' };
+    if (!Number.isInteger(m.results) || (m.results as number) < 0) return { ok: false, reason: 'state_done: results must be a count' };
+    const done: StateDoneMessage = { type: 'state_done', run_id, ok: m.ok, results: m.results as number };
+    if (m.code !== undefined) done.code = m.code as StateDoneMessage['code'];
+    if (m.message !== undefined) done.message = m.message as string;
+    return { ok: true, message: done };
+  }
+  const r = m.result;
+  if (!isRecord(r)) return { ok: false, reason: 'state_result: result must be an object' };
+  if (!boundedString(r.module, 63) || !boundedString(r.resource_id, 63)) return { ok: false, reason: 'state_result: module and resource_id must be names' };
+  if (!(RESOURCE_TYPES as readonly string[]).includes(r.type as string)) return { ok: false, reason: 'state_result: unknown resource type' };
+  if (!RESULT_STATUSES.includes(r.status as string)) return { ok: false, reason: 'state_result: unknown status' };
+  if (!Number.isFinite(r.duration_ms) || (r.duration_ms as number) < 0) return { ok: false, reason: 'state_result: duration_ms must be a non-negative number' };
+  if (!optionalText(r.message, 65536)) return { ok: false, reason: 'state_result: message too long' };
+  if (r.diff !== undefined && (!isRecord(r.diff) || !isRecord(r.diff.properties) || !optionalText(r.diff.content, 4 * MAX_TEXT))) return { ok: false, reason: 'state_result: diff must be {properties, content?}' };
+  if (r.notified_by !== undefined && !(Array.isArray(r.notified_by) && r.notified_by.every((x) => typeof x === 'string'))) return { ok: false, reason: 'state_result: notified_by must be a list of ids' };
+  const result: StateResourceResult = {
+    module: r.module,
+    resource_id: r.resource_id,
+    type: r.type as StateResourceResult['type'],
+    status: r.status as StateResourceResult['status'],
+    duration_ms: Math.round(r.duration_ms as number),
+  };
+  if (r.diff !== undefined) result.diff = r.diff as StateResourceResult['diff'];
+  if (r.message !== undefined) result.message = r.message as string;
+  if (r.notified_by !== undefined) result.notified_by = r.notified_by as string[];
+  if (r.observed !== undefined) result.observed = r.observed;
+  if (r.output !== undefined) {
+    const o = r.output;
+    if (!isRecord(o) || !optionalText(o.stdout, MAX_TEXT) || !optionalText(o.stderr, MAX_TEXT) || !intOrNull(o.exit_code, -(2 ** 31), 2 ** 31)) {
+      return { ok: false, reason: 'state_result: output must be {stdout, stderr, exit_code, truncated}' };
+    }
+    result.output = { stdout: (o.stdout as string | undefined) ?? '', stderr: (o.stderr as string | undefined) ?? '', exit_code: o.exit_code, truncated: o.truncated === true };
+  }
+  return { ok: true, message: { type: 'state_result', run_id, result } };
 }

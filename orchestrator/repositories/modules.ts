@@ -40,7 +40,7 @@ export class ModulesRepository {
   private readonly deleteModule;
   private readonly selectCurrentSecrets;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.selectModule = db.prepare<[string], ModuleRow>('SELECT * FROM modules WHERE name = ?');
     this.selectRevision = db.prepare<[string, number], RevisionRow>('SELECT * FROM module_revisions WHERE name = ? AND revision = ?');
     this.selectRevisions = db.prepare<[string], RevisionSummaryRow>(
@@ -76,6 +76,10 @@ export class ModulesRepository {
   }
 
   /** Newest first. */
+  revisionByHash(name: string, hash: string): RevisionRow | undefined {
+    return this.db.prepare<[string, string], RevisionRow>('SELECT * FROM module_revisions WHERE name = ? AND content_hash = ? ORDER BY revision DESC LIMIT 1').get(name, hash);
+  }
+
   revisions(name: string): RevisionSummaryRow[] {
     return this.selectRevisions.all(name);
   }

@@ -145,6 +145,15 @@ export class ModulesService {
     return { name, revision: r.revision, content: r.content, content_hash: r.content_hash, definition: parsed.module, secrets: parsed.secrets };
   }
 
+  /** The revision an operation used, found by its content hash (deleted modules have none). */
+  contentByHash(name: string, hash: string): ModuleContent {
+    const r = this.repo.revisionByHash(name, hash);
+    if (!r) throw new NotFound(`module ${name} no longer has the revision (content ${hash.slice(0, 12)}) that was applied; it was deleted`, 'revision-not-found');
+    const parsed = parseModule(r.content);
+    if (!parsed.ok) throw new Error(`stored module ${name} revision ${r.revision} no longer parses: ${formatModuleError(parsed.errors[0]!)}`);
+    return { name, revision: r.revision, content: r.content, content_hash: r.content_hash, definition: parsed.module, secrets: parsed.secrets };
+  }
+
   /** Ordered by name, keyset pages. */
   list(q: { limit?: number; cursor?: string }): List<ModuleSummary> {
     const limit = q.limit ?? 100;

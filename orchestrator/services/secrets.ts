@@ -55,6 +55,11 @@ export class SecretsService {
     return row;
   }
 
+  /** The version of a secret's value (operations record which version they used), undefined when unknown. */
+  versionOf(name: string): number | undefined {
+    return this.repo.get(name)?.version;
+  }
+
   exists(name: string): boolean {
     return this.repo.get(name) !== undefined;
   }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { samplesThatFit, encodedSize } from '../../agent/link/frames.js';
 import { parseServerMessage } from '../../agent/link/messages.js';
 import { linkTarget, normaliseOrchestratorUrl, parseCertFingerprint } from '../../agent/link/url.js';
-import { MAX_FRAME_BYTES, MAX_SAMPLES_PER_MESSAGE } from '../../common/protocol.js';
+import { METRICS_FRAME_BYTES, MAX_SAMPLES_PER_MESSAGE } from '../../common/protocol.js';
 import { fakeSample } from './support/samples.js';
 
 describe('parseServerMessage', () => {
@@ -52,12 +52,12 @@ describe('samplesThatFit', () => {
     assert.equal(samplesThatFit([]), 0);
   });
 
-  it('keeps a frame under MAX_FRAME_BYTES when samples are large (many disks)', () => {
+  it('keeps a frame under METRICS_FRAME_BYTES when samples are large (many disks)', () => {
     const samples = Array.from({ length: 500 }, (_, i) => fakeSample(i, 40));
-    assert.ok(encodedSize({ type: 'metrics', samples }) > MAX_FRAME_BYTES, 'the test needs samples that do not fit');
+    assert.ok(encodedSize({ type: 'metrics', samples }) > METRICS_FRAME_BYTES, 'the test needs samples that do not fit');
     const n = samplesThatFit(samples);
     assert.ok(n > 0 && n < 500);
-    assert.ok(encodedSize({ type: 'metrics', samples: samples.slice(0, n) }) <= MAX_FRAME_BYTES);
+    assert.ok(encodedSize({ type: 'metrics', samples: samples.slice(0, n) }) <= METRICS_FRAME_BYTES);
   });
 
   it('returns 0 for a single sample that cannot fit', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MetricsOutbox } from '../../agent/outbox.js';
-import { MAX_FRAME_BYTES, type MetricsSample } from '../../common/protocol.js';
+import { METRICS_FRAME_BYTES, type MetricsSample } from '../../common/protocol.js';
 import { fakeSample } from './support/samples.js';
 import { captureLog } from './support/log-capture.js';
 
@@ -42,7 +42,7 @@ describe('MetricsOutbox', () => {
     for (let i = 0; i < 500; i++) outbox.add(fakeSample(i, 40));
     await outbox.flush();
     assert.ok(sink.batches.length > 1);
-    for (const b of sink.batches) assert.ok(Buffer.byteLength(JSON.stringify({ type: 'metrics', samples: b })) <= MAX_FRAME_BYTES);
+    for (const b of sink.batches) assert.ok(Buffer.byteLength(JSON.stringify({ type: 'metrics', samples: b })) <= METRICS_FRAME_BYTES);
     assert.equal(sink.batches.flat().length, 500);
   });
 

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { after, beforeEach, describe, it } from 'node:test';
 import { apply, defaultRegistry, dependencyOrder, plan, ProviderRegistry, type EngineResource } from '../../../agent/providers/index.js';
 import { fileProvider } from '../../../agent/providers/file.js';
+import { scriptProvider } from '../../../agent/providers/script.js';
+import type { Provider } from '../../../agent/providers/types.js';
 import { tempRoot, type TempRoot } from './support.js';
 
 const r = (id: string, type: EngineResource['type'], properties: EngineResource['properties'], extra: Partial<EngineResource> = {}): EngineResource => ({ id, type, properties, ...extra });
@@ -13,7 +15,7 @@ describe('provider registry', () => {
     assert.throws(() => reg.register(fileProvider), /already registered/);
   });
   it('registers the built types only', () => {
-    assert.deepEqual(defaultRegistry().types().sort(), ['directory', 'file', 'group', 'line', 'script', 'symlink', 'user']);
+    assert.deepEqual(defaultRegistry().types().sort(), ['directory', 'file', 'group', 'line', 'package', 'script', 'service', 'symlink', 'user']);
   });
 });
 
@@ -83,7 +85,9 @@ describe('apply and plan', () => {
       r('other', 'file', { path: '/other', content: 'x' }),
       r('pkg', 'package', { name: 'curl' }),
     ];
-    const res = await apply(resources, t.ctx);
+    // A registry without package: how an agent treats a type it has no provider for.
+    const withoutPackage = new ProviderRegistry().register(fileProvider as Provider).register(scriptProvider as Provider);
+    const res = await apply(resources, t.ctx, withoutPackage);
     const by = Object.fromEntries(res.map((x) => [x.resource_id, x]));
     assert.equal(by.bad!.status, 'failed');
     assert.equal(by.bad!.message, 'exited 2');
@@ -98,7 +102,7 @@ describe('apply and plan', () => {
     assert.equal(existsSync(t.real('/child')), false);
     assert.equal(existsSync(t.real('/other')), true);
 
-    const p = await plan(resources, t.ctx);
+    const p = await plan(resources, t.ctx, withoutPackage);
     const pb = Object.fromEntries(p.map((x) => [x.resource_id, x]));
     assert.equal(pb.bad!.status, 'would_change', 'a plan cannot know a script will fail');
     assert.equal(pb.pkg!.status, 'would_fail');
