@@ -9,6 +9,7 @@ import type { DiscoveryService } from './services/discovery.js';
 import type { MetricsService } from './services/metrics.js';
 import type { ModulesService } from './services/modules.js';
 import type { DriftService } from './services/drift.js';
+import type { AssignmentsService } from './services/assignments.js';
 import type { OperationsService } from './services/operations.js';
 import type { StateRunner } from './services/state-runner.js';
 import type { OperatorsService } from './services/operators.js';
@@ -34,6 +35,7 @@ export interface Services {
   runner: StateRunner;
   operations: OperationsService;
   drift: DriftService;
+  assignments: AssignmentsService;
   startedAt: number;
   tlsFingerprint: string | null;
   /** The port actually listened on (known after listen; port 0 picks one). */

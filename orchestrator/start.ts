@@ -32,6 +32,8 @@ import { OperationsService } from './services/operations.js';
 import { DriftService } from './services/drift.js';
 import { OperationsRepository } from './repositories/operations.js';
 import { DriftRepository } from './repositories/drift.js';
+import { AssignmentsService } from './services/assignments.js';
+import { AssignmentsRepository } from './repositories/assignments.js';
 import { ensureCertificate } from './tls.js';
 import { HttpError } from './http/errors.js';
 import { parseOperatorKey } from './services/keys.js';
@@ -97,7 +99,6 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   // Key id 1 is the first master key; a rotation (docs/secrets.md) adds id 2 and keeps 1 for reading.
   const secrets = new SecretsService(db, new SecretsRepository(db), new SecretBox({ id: 1, key: masterKey }));
   // Modules refuse references to unknown secrets; secrets show (and protect) the modules using them.
-  // Assignments are not built yet: ModulesService's assignmentsUsing defaults to none.
   const modules = new ModulesService(db, new ModulesRepository(db), { secretExists: (name) => secrets.exists(name) });
   secrets.setUsedBy((name) => modules.usingSecret(name));
   const runner = new StateRunner(hub);
@@ -106,8 +107,9 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   const operations = new OperationsService(db, new OperationsRepository(db), modules, secrets, agents, runner, isLinked);
   const drift = new DriftService(new DriftRepository(db), operations, agents, runner, isLinked);
   operations.setLatestDrift((nodeId) => drift.latestGlance(nodeId));
+  const assignments = new AssignmentsService(db, new AssignmentsRepository(db), modules, agents, operations, config.applyConcurrency);
   const services: Services = {
-    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals, secrets, modules, runner, operations, drift,
+    config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals, secrets, modules, runner, operations, drift, assignments,
     discovery: new DiscoveryService({
       port: config.discoveryPort,
       broadcast: config.discoveryBroadcast,

@@ -12,6 +12,7 @@ import { metricsRoutes } from '../routes/metrics.js';
 import { moduleRoutes } from '../routes/modules.js';
 import { stateRoutes } from '../routes/state.js';
 import { driftRoutes } from '../routes/drift.js';
+import { assignmentRoutes } from '../routes/assignments.js';
 import { tagRoutes } from '../routes/tags.js';
 import { terminalRoutes } from '../routes/terminals.js';
 import { secretRoutes } from '../routes/secrets.js';
@@ -117,6 +118,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(secretRoutes, { services });
       await api.register(stateRoutes, { services });
       await api.register(driftRoutes, { services });
+      await api.register(assignmentRoutes, { services });
       api.get(
         '/openapi.json',
         { config: { access: 'public' }, schema: { hide: true } },

@@ -32,6 +32,16 @@ function str(v: unknown): string | null {
 }
 
 /** The rules about agents: approval transitions, what may be deleted, tags, what a list shows. */
+/** A selector's matcher, or a 400 naming the field and where the selector is wrong. */
+export function compileOrRefuse(selector: string, field: string): (tags: Record<string, string>) => boolean {
+  try {
+    return compileSelector(selector);
+  } catch (err) {
+    if (err instanceof SelectorError) throw new BadRequest(`selector: ${err.message}`, [{ field, message: err.message }], 'invalid-selector');
+    throw err;
+  }
+}
+
 export class AgentsService {
   constructor(
     private readonly db: Db,
@@ -89,17 +99,7 @@ export class AgentsService {
 
   /** Filters by status in SQL, by online state and selector in memory (a small fleet's worth), then pages by node_id. */
   list(q: AgentListQuery): List<Agent> {
-    let matches: (tags: Record<string, string>) => boolean = () => true;
-    if (q.selector) {
-      try {
-        matches = compileSelector(q.selector);
-      } catch (err) {
-        if (err instanceof SelectorError) {
-          throw new BadRequest(`selector: ${err.message}`, [{ field: 'querystring.selector', message: err.message }], 'invalid-selector');
-        }
-        throw err;
-      }
-    }
+    const matches = q.selector ? compileOrRefuse(q.selector, 'querystring.selector') : () => true;
     const limit = q.limit ?? 100;
     const after = q.cursor === undefined ? '' : String(decodeCursor(q.cursor, 'after'));
     const tagsByAgent = this.repo.tagsByAgent();
@@ -117,6 +117,16 @@ export class AgentsService {
       items.push(this.toAgent(row, tags));
     }
     return { items, next_cursor: more ? encodeCursor({ after: items[items.length - 1]!.node_id }) : null };
+  }
+
+  /** Accepted agents whose tags the selector matches now, by node id. */
+  matching(selector: string, field = 'body.selector'): string[] {
+    const matches = compileOrRefuse(selector, field);
+    const tagsByAgent = this.repo.tagsByAgent();
+    return this.repo
+      .all('accepted')
+      .filter((row) => matches(tagsByAgent.get(row.node_id) ?? {}))
+      .map((row) => row.node_id);
   }
 
   /** First contact records the agent as pending and pins its key; a different key for a known id is refused. */

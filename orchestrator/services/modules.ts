@@ -102,6 +102,10 @@ export class ModulesService {
     return { result, module: this.get(def.name) };
   }
 
+  exists(name: string): boolean {
+    return this.repo.get(name) !== undefined;
+  }
+
   require(name: string): ModuleRow {
     const row = this.repo.get(name);
     if (!row) throw new NotFound(`module ${name} does not exist`, 'module-not-found');

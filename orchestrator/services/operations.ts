@@ -230,6 +230,40 @@ export class OperationsService {
     }
   }
 
+  /** Records an operation the caller decided not to run (e.g. outside a maintenance window). */
+  skip(req: StartOperation, code: string, message: string, now = new Date().toISOString()): OperationSummary {
+    const operationId = randomUUID();
+    this.repo.insert({
+      operation_id: operationId,
+      kind: req.kind,
+      node_id: req.nodeId,
+      trigger: req.trigger,
+      actor: req.actor,
+      assignment: req.assignment ?? null,
+      batch_id: req.batchId ?? null,
+      vars: JSON.stringify(req.vars ?? {}),
+      plan_operation_id: null,
+      created_at: now,
+      status: 'skipped',
+      modules: '[]',
+      inputs: '{}',
+      resources: '[]',
+      desired_hash: '',
+      counts: JSON.stringify(countResults([])),
+      message,
+      code,
+      finished_at: now,
+    });
+    const summary = this.summary(this.repo.get(operationId)!);
+    this.events.emit('finished', summary);
+    return summary;
+  }
+
+  /** Results of several operations (batch summaries group agents by them). */
+  resultsOf(operationId: string): ResourceResult[] {
+    return this.repo.results(operationId).map((r) => this.result(r));
+  }
+
   /** Sends a held (fan-out) operation to its agent's queue. */
   release(operationId: string): void {
     const h = this.held.get(operationId);

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { after, before, describe, it } from 'node:test';
 import { apply, DryRunViolation, plan, ProviderContext } from '../../../agent/providers/index.js';
@@ -14,8 +11,7 @@ import { brew, parseBrewInfo } from '../../../agent/providers/package-managers/b
 import { detectPackageManager } from '../../../agent/providers/package-managers/detect.js';
 import { pacman } from '../../../agent/providers/package-managers/pacman.js';
 import { dnf, parseYumList, yum } from '../../../agent/providers/package-managers/rpm.js';
-import { onPath } from '../../../agent/providers/run-file.js';
-import { isRoot } from './support.js';
+import { APT_LISTS, aptSkipReason, createLocalAptRepo, dpkgVersion, type LocalAptRepo } from '../../helpers/local-apt-repo.js';
 
 const out = (stdout: string, exit_code = 0, stderr = '') => ({ stdout, stderr, exit_code });
 const ctx = new ProviderContext({ logger: pino({ level: 'silent' }) });
@@ -148,72 +144,20 @@ describe('package provider: validation and diff (pure)', () => {
 });
 
 // The real thing: apt installs a tiny package from a local flat repository made here.
-const aptTools = ['dpkg-deb', 'dpkg-query', 'apt-get', 'apt-cache'];
-const missingTools = aptTools.filter((t) => !onPath(t));
-const skipApt = !isRoot ? 'installing packages needs root' : missingTools.length > 0 ? `needs ${missingTools.join(', ')} (not a Debian machine)` : false;
-
-const LISTS = '/var/lib/apt/lists';
-
-function buildDeb(dir: string, name: string, version: string): string {
-  const tree = path.join(dir, `tree-${version}`);
-  mkdirSync(path.join(tree, 'DEBIAN'), { recursive: true });
-  mkdirSync(path.join(tree, 'usr/share', name), { recursive: true });
-  writeFileSync(path.join(tree, 'usr/share', name, 'version'), `${version}\n`);
-  writeFileSync(
-    path.join(tree, 'DEBIAN/control'),
-    `Package: ${name}\nVersion: ${version}\nArchitecture: all\nMaintainer: Corral tests <tests@corral.invalid>\nSection: misc\nPriority: optional\nDescription: Corral package provider test (safe to remove)\n`,
-  );
-  const deb = path.join(dir, `${name}_${version}_all.deb`);
-  execFileSync('dpkg-deb', ['--root-owner-group', '--build', tree, deb], { stdio: 'pipe' });
-  rmSync(tree, { recursive: true });
-  return deb;
-}
-
-/** A Packages stanza written by hand, so the test does not need dpkg-dev or apt-utils. */
-function stanza(deb: string): string {
-  const control = execFileSync('dpkg-deb', ['-f', deb], { encoding: 'utf8' }).trimEnd();
-  const bytes = readFileSync(deb);
-  return `${control}\nFilename: ./${path.basename(deb)}\nSize: ${bytes.length}\nSHA256: ${createHash('sha256').update(bytes).digest('hex')}\n`;
-}
-
-function dpkgVersion(name: string): string | undefined {
-  try {
-    const line = execFileSync('dpkg-query', ['-W', '-f=${Status}\t${Version}', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const [status, version] = line.split('\t');
-    return status?.endsWith(' installed') ? version : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const skipApt = aptSkipReason();
 
 describe('package provider with apt, for real (local repository, cleaned up)', { skip: skipApt }, () => {
   const name = `corral-test-pkg-${randomBytes(4).toString('hex')}`;
-  const sources = `/etc/apt/sources.list.d/${name}.list`;
-  let repo = '';
-  let listsBefore: string[] = [];
+  let repo: LocalAptRepo | undefined;
 
   before(() => {
-    repo = mkdtempSync(path.join(os.tmpdir(), 'corral-apt-repo-'));
-    // apt reads file: repositories as its sandbox user when it can; let it.
-    chmodSync(repo, 0o755);
-    const debs = ['1.0', '1.1'].map((v) => buildDeb(repo, name, v));
-    writeFileSync(path.join(repo, 'Packages'), debs.map(stanza).join('\n'));
-    listsBefore = readdirSync(LISTS).sort();
-    writeFileSync(sources, `deb [trusted=yes] file:${repo} ./\n`);
-    // Index only this repository: no network, and the other lists are left as they are.
-    execFileSync('apt-get', ['update', '-o', `Dir::Etc::sourcelist=${sources}`, '-o', 'Dir::Etc::sourceparts=-', '-o', 'APT::Get::List-Cleanup=0'], { stdio: 'pipe' });
+    repo = createLocalAptRepo(name, ['1.0', '1.1']);
   });
 
   after(() => {
-    try {
-      execFileSync('dpkg', ['--purge', name], { stdio: 'ignore' });
-    } catch {
-      // not installed
-    }
-    rmSync(sources, { force: true });
-    for (const f of readdirSync(LISTS)) if (!listsBefore.includes(f) && f.includes(path.basename(repo))) rmSync(path.join(LISTS, f), { force: true });
-    if (repo) rmSync(repo, { recursive: true, force: true });
-    assert.deepEqual(readdirSync(LISTS).sort(), listsBefore, 'the apt lists are as they were');
+    if (!repo) return;
+    repo.cleanup();
+    assert.deepEqual(readdirSync(APT_LISTS).sort(), repo.listsBefore, 'the apt lists are as they were');
     assert.equal(dpkgVersion(name), undefined);
   });
 
