@@ -2,7 +2,7 @@ import { expect } from '@playwright/test';
 import { BasePage } from './base.js';
 
 export class AgentPage extends BasePage {
-  async tab(name: 'overview' | 'tags' | 'metrics' | 'terminal'): Promise<void> {
+  async tab(name: 'overview' | 'tags' | 'metrics' | 'terminal' | 'state' | 'operations' | 'drift'): Promise<void> {
     await this.page.getByTestId(`agent-tab-${name}`).click();
     await expect(this.page.getByTestId(`agent-tab-${name}`)).toHaveAttribute('aria-current', 'page');
   }
@@ -63,5 +63,54 @@ export class AgentPage extends BasePage {
 
   lastValue(name: string) {
     return this.page.getByTestId(`chart-last-${name}`);
+  }
+
+  // ---- desired state: the Operations, State and Drift tabs
+
+  /** Puts modules in the run panel's picker, in this order. */
+  async pickModules(names: string[]): Promise<void> {
+    for (const name of names) await this.page.getByTestId('run-panel').getByTestId('module-picker-select').selectOption(name);
+    await expect(this.page.getByTestId('run-panel').getByTestId('module-picker-item')).toHaveCount(names.length);
+  }
+
+  async plan(): Promise<void> {
+    await this.page.getByTestId('run-plan').click();
+  }
+
+  /** The operation open in the tab (or on the Operations page). */
+  get operation() {
+    return this.page.getByTestId('operation-view');
+  }
+
+  /** Waits until the open operation has finished with this status. */
+  async expectOperation(kind: 'plan' | 'apply', status: string): Promise<void> {
+    await expect(this.operation).toHaveAttribute('data-kind', kind);
+    await expect(this.operation).toHaveAttribute('data-status', status, { timeout: 30_000 });
+  }
+
+  result(resource: string) {
+    return this.page.getByTestId('resource-result').and(this.page.locator(`[data-resource="${resource}"]`));
+  }
+
+  get wouldChange() {
+    return this.page.getByTestId('plan-would-change');
+  }
+
+  async applyThisPlan(): Promise<void> {
+    await this.page.getByTestId('operation-apply-plan').click();
+  }
+
+  get driftRecord() {
+    return this.page.getByTestId('drift-record');
+  }
+
+  driftItem(resource: string) {
+    return this.page.getByTestId('drift-item').and(this.page.locator(`[data-resource="${resource}"]`));
+  }
+
+  /** Check now, then wait for the agent's verdict. */
+  async checkDrift(): Promise<void> {
+    await this.page.getByTestId('drift-check-now').click();
+    await expect(this.driftRecord).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
   }
 }

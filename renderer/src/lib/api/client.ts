@@ -28,6 +28,18 @@ import type { CreateSecretRequest, SecretMetadata, UpdateSecretRequest } from '.
 import type { CreateOperatorRequest, Operator } from '../../../../common/schemas/operators.js';
 import type { List, ListQuery } from '../../../../common/schemas/shared.js';
 import type { StatusResponse } from '../../../../common/schemas/status.js';
+import type { Assignment, AssignmentCreate, AssignmentRunRequest, BatchSummary } from '../../../../common/schemas/assignments.js';
+import type {
+  AgentOperationsQuery,
+  BelievedState,
+  DriftRecord,
+  DriftSummary,
+  Operation,
+  OperationOutput,
+  OperationsQuery,
+  OperationSummary,
+  StateRunRequest,
+} from '../../../../common/schemas/state.js';
 import type { OpenTerminalRequest, OpenTerminalResponse, StreamControl, TerminalListQuery, TerminalSession } from '../../../../common/schemas/terminals.js';
 import { API_PREFIX } from '../../../../common/version.js';
 import { ApiError, NetworkError, problemFrom } from './errors.js';
@@ -43,6 +55,19 @@ export type ApprovalStatus = Agent['status'];
 export type {
   Agent,
   AgentListQuery,
+  AgentOperationsQuery,
+  Assignment,
+  AssignmentCreate,
+  AssignmentRunRequest,
+  BatchSummary,
+  BelievedState,
+  DriftRecord,
+  DriftSummary,
+  Operation,
+  OperationOutput,
+  OperationsQuery,
+  OperationSummary,
+  StateRunRequest,
   AuditEvent,
   AuditQuery,
   AuditRetention,
@@ -195,6 +220,33 @@ export class ApiClient {
   createSecret = (body: CreateSecretRequest) => this.request<SecretMetadata>('POST', '/secrets', { body });
   updateSecret = (name: string, body: UpdateSecretRequest) => this.request<SecretMetadata>('PUT', `/secrets/${encodeURIComponent(name)}`, { body });
   deleteSecret = (name: string) => this.request<void>('DELETE', `/secrets/${encodeURIComponent(name)}`);
+
+  // desired state: apply and plan on one agent, and the operations they leave
+  applyOnAgent = (nodeId: string, body: StateRunRequest) => this.request<OperationSummary>('POST', `/agents/${encodeURIComponent(nodeId)}/apply`, { body });
+  planOnAgent = (nodeId: string, body: Omit<StateRunRequest, 'plan_operation_id'>) =>
+    this.request<OperationSummary>('POST', `/agents/${encodeURIComponent(nodeId)}/plan`, { body });
+  listOperations = (query: OperationsQuery = {}) => this.request<List<OperationSummary>>('GET', '/state/operations', { query });
+  getOperation = (operationId: string) => this.request<Operation>('GET', `/state/operations/${encodeURIComponent(operationId)}`);
+  listAgentOperations = (nodeId: string, query: AgentOperationsQuery = {}) =>
+    this.request<List<OperationSummary>>('GET', `/agents/${encodeURIComponent(nodeId)}/state/operations`, { query });
+  operationOutput = (nodeId: string, operationId: string) =>
+    this.request<OperationOutput>('GET', `/agents/${encodeURIComponent(nodeId)}/state/operations/${encodeURIComponent(operationId)}/output`);
+  believedState = (nodeId: string) => this.request<BelievedState>('GET', `/agents/${encodeURIComponent(nodeId)}/state`);
+
+  // drift
+  checkDrift = (nodeId: string) => this.request<DriftSummary>('POST', `/agents/${encodeURIComponent(nodeId)}/drift`);
+  listDrift = (nodeId: string, query: ListParams = {}) => this.request<List<DriftSummary>>('GET', `/agents/${encodeURIComponent(nodeId)}/drift`, { query });
+  latestDrift = (nodeId: string) => this.request<DriftRecord>('GET', `/agents/${encodeURIComponent(nodeId)}/drift/latest`);
+  getDrift = (driftId: string) => this.request<DriftRecord>('GET', `/drift/${encodeURIComponent(driftId)}`);
+
+  // assignments and the batches their apply/plan creates
+  listAssignments = (query: ListParams = {}) => this.request<List<Assignment>>('GET', '/assignments', { query });
+  getAssignment = (name: string) => this.request<Assignment>('GET', `/assignments/${encodeURIComponent(name)}`);
+  createAssignment = (body: AssignmentCreate) => this.request<Assignment>('POST', '/assignments', { body });
+  deleteAssignment = (name: string) => this.request<void>('DELETE', `/assignments/${encodeURIComponent(name)}`);
+  applyAssignment = (name: string, body: AssignmentRunRequest = {}) => this.request<BatchSummary>('POST', `/assignments/${encodeURIComponent(name)}/apply`, { body });
+  planAssignment = (name: string, body: AssignmentRunRequest = {}) => this.request<BatchSummary>('POST', `/assignments/${encodeURIComponent(name)}/plan`, { body });
+  getBatch = (batchId: string) => this.request<BatchSummary>('GET', `/state/batches/${encodeURIComponent(batchId)}`);
 
   // discovery
   discover = (body: DiscoverRequest = {}) => this.request<Discovery>('POST', '/discover', { body });
