@@ -26,3 +26,34 @@ export function maskDeep<T>(value: T, secrets: readonly string[]): T {
   };
   return walk(value) as T;
 }
+
+const HIDDEN = `${SECRET_MASK} (hidden: the resource uses secrets)`;
+
+/**
+ * For a resource that uses secrets, what was read from the machine may hold an older
+ * value of a secret (before a rotation), which no mask list knows. So its machine side is
+ * hidden: removed lines of a content diff, every `before` of a property change, and the
+ * observed state's strings. The desired side (already masked) stays readable.
+ */
+export function redactMachineSide<T extends { diff?: { properties: Record<string, { before: unknown; after: unknown }>; content?: string } | null; observed?: unknown }>(result: T): T {
+  const out = { ...result };
+  if (result.diff) {
+    const properties = Object.fromEntries(
+      Object.entries(result.diff.properties).map(([k, change]) => [k, { before: typeof change.before === 'string' ? SECRET_MASK : change.before, after: change.after }]),
+    );
+    const content =
+      result.diff.content === undefined
+        ? undefined
+        : result.diff.content
+            .split('\n')
+            .map((line) => (line.startsWith('-') && !line.startsWith('---') ? `-${SECRET_MASK}` : line))
+            .join('\n');
+    out.diff = { properties, ...(content !== undefined ? { content } : {}) };
+  }
+  if (result.observed !== undefined) {
+    const walk = (v: unknown): unknown =>
+      typeof v === 'string' ? HIDDEN : Array.isArray(v) ? v.map(walk) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)])) : v;
+    out.observed = walk(result.observed);
+  }
+  return out;
+}

@@ -14,6 +14,8 @@ export interface EngineResource {
   properties: Props;
   requires?: string[];
   notify?: string[];
+  /** How messages name the resource (the agent's ids are module-qualified; people know the plain id). */
+  label?: string;
 }
 
 export type PlanStatus = 'unchanged' | 'would_change' | 'would_fail';
@@ -68,6 +70,12 @@ export function dependencyOrder(resources: readonly EngineResource[]): EngineRes
   return out;
 }
 
+/** Names ids in messages by their labels. */
+function namer(resources: readonly EngineResource[]): (id: string) => string {
+  const labels = new Map(resources.map((r) => [r.id, r.label ?? r.id]));
+  return (id) => labels.get(id) ?? id;
+}
+
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -87,6 +95,7 @@ function notifiers(resources: readonly EngineResource[]): Map<string, string[]> 
 
 export async function plan(resources: readonly EngineResource[], ctx: ProviderContext, registry: ProviderRegistry = defaultRegistry()): Promise<PlanResult[]> {
   const planCtx = ctx.dryRun ? ctx : ctx.forPlan();
+  const name = namer(resources);
   const results = new Map<string, PlanResult>();
   for (const r of dependencyOrder(resources)) {
     const started = performance.now();
@@ -94,7 +103,7 @@ export async function plan(resources: readonly EngineResource[], ctx: ProviderCo
     const failedDep = (r.requires ?? []).find((d) => results.get(d)?.status === 'would_fail');
     if (failedDep !== undefined) {
       result.status = 'would_fail';
-      result.message = `requires "${failedDep}", which would fail`;
+      result.message = `requires "${name(failedDep)}", which would fail`;
     } else {
       try {
         const provider = providerFor(registry, r);
@@ -119,7 +128,7 @@ export async function plan(resources: readonly EngineResource[], ctx: ProviderCo
     const changed = from.filter((id) => results.get(id)?.status === 'would_change');
     if (!t || changed.length === 0 || t.status === 'would_fail') continue;
     t.status = 'would_change';
-    t.message = `${t.message !== undefined ? `${t.message}; ` : ''}would re-run (notified by ${changed.join(', ')})`;
+    t.message = `${t.message !== undefined ? `${t.message}; ` : ''}would re-run (notified by ${changed.map(name).join(', ')})`;
   }
   return [...results.values()];
 }
@@ -127,6 +136,7 @@ export async function plan(resources: readonly EngineResource[], ctx: ProviderCo
 export async function apply(resources: readonly EngineResource[], ctx: ProviderContext, registry: ProviderRegistry = defaultRegistry()): Promise<ApplyResult[]> {
   if (ctx.dryRun) throw new Error('apply needs a context that may change the machine (this one is a dry run)');
   const ordered = dependencyOrder(resources);
+  const name = namer(resources);
   const results = new Map<string, ApplyResult>();
   for (const r of ordered) {
     const started = performance.now();
@@ -137,7 +147,7 @@ export async function apply(resources: readonly EngineResource[], ctx: ProviderC
     });
     if (blocked !== undefined) {
       result.status = 'skipped';
-      result.message = `requires "${blocked}", which ${results.get(blocked)?.status === 'failed' ? 'failed' : 'was skipped'}`;
+      result.message = `requires "${name(blocked)}", which ${results.get(blocked)?.status === 'failed' ? 'failed' : 'was skipped'}`;
     } else {
       try {
         const provider = providerFor(registry, r);
@@ -172,7 +182,7 @@ export async function apply(resources: readonly EngineResource[], ctx: ProviderC
     const t = results.get(r.id)!;
     if (from.length === 0) continue;
     if (t.status === 'failed' || t.status === 'skipped') {
-      t.message = `${t.message ?? ''}; not re-run for ${from.join(', ')}`;
+      t.message = `${t.message ?? ''}; not re-run for ${from.map(name).join(', ')}`;
       continue;
     }
     const started = performance.now();
@@ -181,12 +191,12 @@ export async function apply(resources: readonly EngineResource[], ctx: ProviderC
       const provider = providerFor(registry, r);
       if (!provider.refresh) throw new Error(`a ${r.type} cannot be notified`);
       const done = await provider.refresh(r.properties, ctx);
-      t.message = `re-run (notified by ${from.join(', ')})`;
+      t.message = `re-run (notified by ${from.map(name).join(', ')})`;
       t.output = joinOutput(t.output, done.output);
       t.status = 'changed';
     } catch (e) {
       t.status = 'failed';
-      t.message = `re-run (notified by ${from.join(', ')}) failed: ${errorMessage(e)}`;
+      t.message = `re-run (notified by ${from.map(name).join(', ')}) failed: ${errorMessage(e)}`;
       if (e instanceof ConvergeError) t.output = joinOutput(t.output, e.output);
     }
     t.duration_ms += Math.round(performance.now() - started);

@@ -34,8 +34,10 @@ function split(qid: string): { module: string; id: string } {
 }
 
 function engineResources(run: StateRunMessage): EngineResource[] {
+  const modules = new Set(run.resources.map((r) => r.module));
   return run.resources.map((r) => ({
     id: qualified(r.module, r.id),
+    label: modules.size === 1 ? r.id : qualified(r.module, r.id),
     type: r.type,
     properties: r.properties,
     requires: r.requires.map((d) => qualified(r.module, d)),

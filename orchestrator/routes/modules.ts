@@ -4,6 +4,7 @@ import { ModuleDetails, ModuleParams, ModuleQuery, ModuleSummary, ModuleText, Mo
 import { ListOf, ListQuery } from '../../common/schemas/shared.js';
 import type { Services } from '../context.js';
 import { problemResponse } from '../http/access.js';
+import { BadRequest } from '../http/errors.js';
 
 /** The YAML media types POST /modules takes besides JSON. */
 export const YAML_MEDIA_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
@@ -67,6 +68,10 @@ export const moduleRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     },
     async (request, reply) => {
       const body = request.body as unknown;
+      // No content type means no body schema ran: say what to send instead of failing on it.
+      if (typeof body !== 'string' && (typeof body !== 'object' || body === null)) {
+        throw new BadRequest('send {"content": "<YAML>"} as application/json, or the YAML itself as application/yaml', [{ field: 'body', message: 'required' }], 'validation-failed');
+      }
       const text = typeof body === 'string' ? body : (body as ModuleUploadRequest).content;
       const { result, module } = modules.upload(text, request.auth!.operator.operator_id);
       request.auditOverride = { target: module.name, details: { result, revision: module.current_revision, content_hash: module.content_hash } };

@@ -14,7 +14,8 @@ import type { AgentsService } from './agents.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { OperationsService } from './operations.js';
 import type { StateRunner } from './state-runner.js';
-import { toWire } from './template-expansion.js';
+import { redactForStorage } from './operations.js';
+import { toWire, type ExpandedResource } from './template-expansion.js';
 
 export interface DriftEvents {
   /** A check found drift where the previous finished check of the agent found none. */
@@ -69,12 +70,16 @@ export class DriftService {
     this.running.add(nodeId);
     let mask: string[] = [];
     let guarded = new Map<string, boolean>();
+    let rotated = new Map<string, string[]>();
+    let resources: ExpandedResource[] = [];
     void this.runner
       .enqueue(nodeId, {
         build: () => {
           const revealed = this.operations.revealBaseline(nodeId);
           if (!revealed || revealed.operationId !== baseline.row.operation_id) throw new Error('the baseline changed while the check waited (an apply succeeded meanwhile); check again');
           mask = revealed.mask;
+          rotated = revealed.rotated;
+          resources = revealed.resources;
           guarded = new Map(revealed.resources.map((r) => [`${r.module}/${r.id}`, GUARDS.some((g) => r.properties[g] !== undefined)]));
           return { mode: 'drift', resources: toWire(revealed.resources), mask };
         },
@@ -86,7 +91,17 @@ export class DriftService {
           this.finish(nodeId, { drift_id: driftId, status: 'failed', drifted: 0, drifted_count: 0, checked_count: 0, message: outcome?.message ?? 'cancelled', checked_at: at, items: '[]' });
           return;
         }
-        const items = outcome.results.map((r) => driftItem(maskDeep(r, mask), guarded.get(`${r.module}/${r.resource_id}`) ?? false));
+        const results = redactForStorage(outcome.results.map((r) => maskDeep(r, mask)), resources);
+        resources = [];
+        const items = results.map((r) => {
+          const key = `${r.module}/${r.resource_id}`;
+          const secretsChanged = rotated.get(key);
+          if (secretsChanged) {
+            const message = `not compared: secret ${secretsChanged.join(', ')} has a new value since the baseline apply; apply to roll it out`;
+            return { ...driftItem({ ...r, status: 'unchanged' }, true), message };
+          }
+          return driftItem(r, guarded.get(key) ?? false);
+        });
         const drifted = items.filter((i) => i.status === 'drifted').length;
         const errors = items.filter((i) => i.status === 'error').length;
         this.finish(nodeId, {

@@ -3,7 +3,7 @@
 // and what is kept when it ends (masked results, output, believed state).
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { maskDeep, maskText } from '../../common/mask.js';
+import { maskDeep, maskText, redactMachineSide } from '../../common/mask.js';
 import { MAX_SCRIPT_TIMEOUT_S, type VarValue } from '../../common/modules/index.js';
 import { planFingerprint, stableJson } from '../../common/node/plan-fingerprint.js';
 import { SECRET_MASK, type StateResourceResult } from '../../common/protocol.js';
@@ -79,6 +79,12 @@ const DEFAULT_SCRIPT_TIMEOUT_S = 300;
 
 function parse<T>(json: string | null, fallback: T): T {
   return json === null ? fallback : (JSON.parse(json) as T);
+}
+
+/** Results of resources that use secrets get their machine side hidden (see redactMachineSide). */
+export function redactForStorage(results: StateResourceResult[], resources: readonly ExpandedResource[]): StateResourceResult[] {
+  const secretive = new Set(resources.filter((r) => r.secrets.length > 0).map((r) => `${r.module}/${r.id}`));
+  return results.map((r) => (secretive.has(`${r.module}/${r.resource_id}`) ? redactMachineSide(r) : r));
 }
 
 function desiredHash(resources: readonly ExpandedResource[], secretVersions: Record<string, number>): string {
@@ -310,8 +316,9 @@ export class OperationsService {
       if (outcome?.code === 'agent_offline' || outcome?.code === 'agent_gone') throw new Conflict(`agent ${nodeId} went offline while the plan was checked`, 'agent_offline');
       throw stale(`the agent could not re-plan (${outcome?.message ?? 'cancelled'})`);
     }
-    const results = outcome.results.map((r) => maskDeep(r, mask));
-    if (planFingerprint(results) !== plan.plan_hash) {
+    const masked = outcome.results.map((r) => maskDeep(r, mask));
+    const results = redactForStorage(masked, resources);
+    if (planFingerprint(masked) !== plan.plan_hash) {
       const before = new Map(this.repo.results(planId).map((r) => [`${r.module}/${r.resource_id}`, `${r.status} ${r.diff ?? ''}`]));
       const moved = results.filter((r) => before.get(`${r.module}/${r.resource_id}`) !== `${r.status} ${r.diff ? JSON.stringify(r.diff) : ''}`);
       throw stale(`the machine changed since (now different: ${moved.map((r) => `${r.module}/${r.resource_id} ${r.status}`).slice(0, 10).join(', ') || 'resource results'})`);
@@ -338,7 +345,10 @@ export class OperationsService {
       outcome = { ok: false, code: 'internal', message: err instanceof Error ? err.message : String(err), results: [] };
     }
     if (!outcome) return; // cancelled while it waited
-    const results = outcome.results.map((r) => maskDeep(r, mask));
+    const masked = outcome.results.map((r) => maskDeep(r, mask));
+    // The plan's fingerprint is over what the agent compares (masked); what is kept is also redacted.
+    const planHash = row.kind === 'plan' && outcome.ok ? planFingerprint(masked) : null;
+    const results = redactForStorage(masked, prepared.resources);
     const message = outcome.message !== undefined ? maskText(outcome.message, mask) : undefined;
     if (!outcome.ok) {
       const neverRan = outcome.code === 'agent_offline' || outcome.code === 'stopping';
@@ -346,7 +356,7 @@ export class OperationsService {
       return;
     }
     const counts = countResults(results);
-    this.end(operationId, { status: finalStatus(row.kind, counts), code: null, message: null }, results, prepared, new Date().toISOString());
+    this.end(operationId, { status: finalStatus(row.kind, counts), code: null, message: null }, results, prepared, new Date().toISOString(), planHash);
   }
 
   private end(
@@ -355,6 +365,7 @@ export class OperationsService {
     results: StateResourceResult[],
     prepared: Prepared | null,
     now: string,
+    planHash: string | null = null,
   ): void {
     const row = this.repo.get(operationId)!;
     let kinds: (string | null)[] = results.map(() => null);
@@ -383,7 +394,6 @@ export class OperationsService {
       exit_code: r.output ? r.output.exit_code : null,
       truncated: r.output?.truncated ? 1 : 0,
     }));
-    const planHash = row.kind === 'plan' && outcome.code === null ? planFingerprint(results) : null;
     const ended = this.db.transaction(() => {
       const ok = this.repo.finish(operationId, { ...outcome, counts: JSON.stringify(countResults(results)), plan_hash: planHash, finished_at: now }, rows);
       if (ok && row.kind === 'apply' && outcome.status === 'succeeded') this.repo.setBelieved(row.node_id, operationId, now);
@@ -480,11 +490,17 @@ export class OperationsService {
   }
 
   /** The baseline's resources with real secret values, for a drift check; throws when a module revision is gone. */
-  revealBaseline(nodeId: string): { operationId: string; resources: ExpandedResource[]; mask: string[] } | undefined {
+  revealBaseline(nodeId: string): { operationId: string; resources: ExpandedResource[]; mask: string[]; rotated: Map<string, string[]> } | undefined {
     const b = this.baseline(nodeId);
     if (!b) return undefined;
     const revealed = this.reveal(b.contents(), parse(b.row.vars, {}), b.inputs);
-    return { operationId: b.row.operation_id, ...revealed };
+    // A secret with a new value since the baseline makes its resources differ by design, not by drift.
+    const rotated = new Map<string, string[]>();
+    for (const r of revealed.resources) {
+      const changed = r.secrets.filter((s) => this.secrets.versionOf(s) !== b.inputs.secret_versions[s]);
+      if (changed.length) rotated.set(`${r.module}/${r.id}`, changed);
+    }
+    return { operationId: b.row.operation_id, ...revealed, rotated };
   }
 
   believed(nodeId: string): BelievedState {

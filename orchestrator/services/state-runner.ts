@@ -43,6 +43,7 @@ export class StateRunner implements StateSink {
   private readonly tails = new Map<string, Promise<unknown>>();
   private readonly active = new Map<string, ActiveRun>();
   private readonly waiting = new Map<string, number>();
+  private stopped = false;
 
   constructor(
     private readonly link: RunLink,
@@ -75,6 +76,7 @@ export class StateRunner implements StateSink {
   }
 
   private execute(nodeId: string, options: EnqueueOptions): Promise<RunOutcome | null> {
+    if (this.stopped) return Promise.resolve({ ok: false, code: 'stopping', message: 'the orchestrator stopped before the run was sent', results: [] });
     let request: RunRequest | null;
     try {
       request = options.build();
@@ -137,6 +139,7 @@ export class StateRunner implements StateSink {
 
   /** Ends every run in progress (orchestrator stopping). */
   stop(): void {
+    this.stopped = true;
     for (const run of [...this.active.values()]) run.finish({ ok: false, code: 'stopping', message: 'the orchestrator stopped during the run', results: run.results });
   }
 }

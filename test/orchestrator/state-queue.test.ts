@@ -177,7 +177,6 @@ describe('operations left unfinished by an orchestrator that stops', () => {
 
   it(
     'a clean stop (handle.close) and a start on the same data directory: both end cancelled, nothing is left running or queued',
-    { todo: 'bug: StateRunner.stop() lets the next queued run through, which ends cancelled with agent_offline "the agent is offline" (or could even be sent)' },
     async () => {
     const dataDir = path.join(dir, 'close-data');
     const first = await startTestOrchestrator({ dataDir, keepDataDir: true, heartbeatS: 2 });

@@ -369,7 +369,6 @@ describe('every resource type on a real agent', () => {
 
   it(
     'messages name resources as the module does, like notified_by (no internal "module/" prefix)',
-    { todo: 'bug: engine messages (requires ..., re-run (notified by ...)) use the executor\'s internal "module/id" ids' },
     () => {
     assert.ok(lastIsolation && lastNotify, 'the isolation and notify tests ran');
     assert.equal(result(lastIsolation, 'needs-broken').message, 'requires "broken", which failed');
