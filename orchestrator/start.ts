@@ -101,6 +101,7 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   // Modules refuse references to unknown secrets; secrets show (and protect) the modules using them.
   const modules = new ModulesService(db, new ModulesRepository(db), { secretExists: (name) => secrets.exists(name) });
   secrets.setUsedBy((name) => modules.usingSecret(name));
+  terminals.setSecretValues(() => secrets.allValues());
   const runner = new StateRunner(hub);
   hub.setStateSink(runner);
   const isLinked = (nodeId: string) => hub.isLinked(nodeId);

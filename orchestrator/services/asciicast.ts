@@ -1,3 +1,4 @@
+import { maskText } from '../../common/mask.js';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { formatAsciicastEvent, formatAsciicastHeader } from '../../common/asciicast.js';
 
@@ -36,6 +37,9 @@ export class AsciicastWriter {
   private written = 0;
   private stopped = false;
   private failed: Error | undefined;
+  /** Per stream, text held back because it may be the start of a secret cut by a frame. */
+  private readonly held: Record<'o' | 'i', string> = { o: '', i: '' };
+  private readonly holdBack: number;
   truncated = false;
 
   constructor(
@@ -44,7 +48,10 @@ export class AsciicastWriter {
     private readonly capBytes: number,
     private readonly startedMs: number,
     onError: (err: Error) => void,
+    /** Secret values to record as ******** (a shell may print a managed file). */
+    private readonly secrets: readonly string[] = [],
   ) {
+    this.holdBack = Math.max(0, ...secrets.map((v) => v.length)) - 1;
     this.out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
     this.out.on('error', (err) => {
       this.failed = err;
@@ -68,11 +75,23 @@ export class AsciicastWriter {
   }
 
   output(data: Uint8Array, now: number, done: () => void): void {
-    this.event(now, 'o', this.outDecoder.decode(data, { stream: true }), done);
+    this.event(now, 'o', this.masked('o', this.outDecoder.decode(data, { stream: true })), done);
   }
 
   input(data: Uint8Array, now: number, done: () => void = () => {}): void {
-    this.event(now, 'i', this.inDecoder.decode(data, { stream: true }), done);
+    this.event(now, 'i', this.masked('i', this.inDecoder.decode(data, { stream: true })), done);
+  }
+
+  /**
+   * Masks what can be masked now and keeps back the last characters, which may begin a
+   * secret whose rest is in the next frame; close() writes what is left.
+   */
+  private masked(code: 'o' | 'i', text: string, final = false): string {
+    if (this.holdBack < 0) return text;
+    const all = maskText(this.held[code] + text, this.secrets);
+    const keep = final ? 0 : Math.min(this.holdBack, all.length);
+    this.held[code] = all.slice(all.length - keep);
+    return all.slice(0, all.length - keep);
   }
 
   resize(cols: number, rows: number, now: number): void {
@@ -101,6 +120,7 @@ export class AsciicastWriter {
 
   /** Resolves once everything is on disk (or the file could not be written). */
   close(): Promise<void> {
+    for (const code of ['o', 'i'] as const) if (this.held[code]) this.event(Date.now(), code, this.masked(code, '', true), () => {});
     this.stopped = true;
     return new Promise((resolve) => {
       if (this.failed || this.out.closed) return resolve();

@@ -129,6 +129,19 @@ export class SecretsService {
     return this.box.open(name, blob);
   }
 
+  /** Every value this key can open, for masking what Corral cannot tell apart (terminal transcripts). */
+  allValues(): string[] {
+    const values: string[] = [];
+    for (const { name, ciphertext } of this.repo.allCiphertexts()) {
+      try {
+        values.push(this.box.open(name, ciphertext));
+      } catch {
+        // sealed under another key: it cannot be in use here either
+      }
+    }
+    return values;
+  }
+
   /** Names of the secrets this master key cannot open (checked at start; a mismatch is logged, not fatal). */
   undecryptable(): string[] {
     const bad: string[] = [];

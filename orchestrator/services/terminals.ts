@@ -114,6 +114,13 @@ export class TerminalsService {
     this.transcriptDir = path.join(options.dataDir, 'transcripts');
   }
 
+  private secretValues: () => string[] = () => [];
+
+  /** Where transcripts get the secret values they record as ******** (read once per session). */
+  setSecretValues(values: () => string[]): void {
+    this.secretValues = values;
+  }
+
   /** Marks what a previous run left open as closed; call once at start. */
   start(log?: FastifyBaseLogger): number {
     if (log) this.log = log;
@@ -388,6 +395,7 @@ export class TerminalsService {
           this.options.transcriptCapBytes,
           s.startedMs,
           (err) => this.log?.error({ err, sessionId: s.id }, 'transcript write failed; the session goes on unrecorded'),
+          this.secretValues(),
         );
         s.opened?.resolve();
         return;

@@ -12,9 +12,9 @@ import { removeDir, tempDir } from '../helpers/orchestrator.js';
 const dir = tempDir('corral-cast-');
 after(() => removeDir(dir));
 
-function write(name: string, cap: number, feed: (w: AsciicastWriter) => void): Promise<string> {
+function write(name: string, cap: number, feed: (w: AsciicastWriter) => void, secrets: string[] = []): Promise<string> {
   const file = path.join(dir, name);
-  const w = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 1_700_000_000, shell: '/bin/sh', title: 'n — op' }, cap, 1000, (err) => assert.fail(err));
+  const w = new AsciicastWriter(file, { width: 80, height: 24, timestamp: 1_700_000_000, shell: '/bin/sh', title: 'n — op' }, cap, 1000, (err) => assert.fail(err), secrets);
   feed(w);
   return w.close().then(() => readFileSync(file, 'utf8'));
 }
@@ -46,6 +46,26 @@ describe('AsciicastWriter', () => {
     const data = parseAsciicast(text).events.map((e) => e.data).join('');
     assert.equal(data, 'né€');
     assert.ok(!data.includes('\ufffd'));
+  });
+
+  it('records secret values as ********, also when a frame cuts one in two', async () => {
+    const secret = 'hunter2-xyz';
+    const text = await write(
+      'd.cast',
+      1 << 20,
+      (w) => {
+        w.output(Buffer.from(`password=${secret}\r\n`), 1001, () => {});
+        w.output(Buffer.from('again: hunt'), 1002, () => {});
+        w.output(Buffer.from('er2-xyz and the end'), 1003, () => {});
+        w.input(Buffer.from(`echo ${secret}`), 1004);
+      },
+      [secret],
+    );
+    assert.ok(!text.includes(secret), text);
+    const cast = parseAsciicast(text);
+    const out = cast.events.filter((e) => e.code === 'o').map((e) => e.data).join('');
+    assert.equal(out, 'password=********\r\nagain: ******** and the end');
+    assert.equal(cast.events.filter((e) => e.code === 'i').map((e) => e.data).join(''), 'echo ********');
   });
 
   it('stops at the cap with one marker event', async () => {
