@@ -174,24 +174,9 @@ export class OperationsService {
    */
   async start(req: StartOperation, now = new Date().toISOString()): Promise<OperationSummary> {
     const agent = this.agents.require(req.nodeId);
-    const base = {
-      operation_id: randomUUID(),
-      kind: req.kind,
-      node_id: req.nodeId,
-      trigger: req.trigger,
-      actor: req.actor,
-      assignment: req.assignment ?? null,
-      batch_id: req.batchId ?? null,
-      vars: JSON.stringify(req.vars ?? {}),
-      plan_operation_id: req.planOperationId ?? null,
-      created_at: now,
-    };
-    const record = (status: OperationStatus, code: string, message: string, modules: OperationModule[] = [], desired = ''): OperationSummary => {
-      this.repo.insert({ ...base, status, modules: JSON.stringify(modules), inputs: '{}', resources: '[]', desired_hash: desired, counts: JSON.stringify(countResults([])), message, code, finished_at: now });
-      const summary = this.summary(this.repo.get(base.operation_id)!);
-      this.events.emit('finished', summary);
-      return summary;
-    };
+    const operationId = randomUUID();
+    const record = (status: OperationStatus, code: string, message: string, modules: OperationModule[] = [], desired = ''): OperationSummary =>
+      this.recordFinished(req, { status, code, message, modules, desired }, now);
     if (agent.status !== 'accepted') {
       if (req.fanOut) return record('skipped', 'agent_not_accepted', `the agent is ${agent.status}, not accepted`);
       throw new Conflict(`agent ${req.nodeId} is ${agent.status}; only accepted agents take work`, 'agent-not-accepted');
@@ -209,7 +194,7 @@ export class OperationsService {
     const expectPlan = req.planOperationId !== undefined ? await this.checkPlan(req.planOperationId, req.nodeId, prepared) : undefined;
 
     this.repo.insert({
-      ...base,
+      ...this.newRow(req, operationId, now),
       status: 'queued',
       modules: JSON.stringify(modules),
       inputs: JSON.stringify(prepared.inputs),
@@ -219,10 +204,10 @@ export class OperationsService {
       message: null,
       code: null,
     });
-    const go = () => void this.run(base.operation_id, prepared, expectPlan);
-    if (req.fanOut) this.held.set(base.operation_id, { nodeId: req.nodeId, release: go });
+    const go = () => void this.run(operationId, prepared, expectPlan);
+    if (req.fanOut) this.held.set(operationId, { nodeId: req.nodeId, release: go });
     else go();
-    return this.summary(this.repo.get(base.operation_id)!);
+    return this.summary(this.repo.get(operationId)!);
   }
 
   private prepareOrRecord(req: StartOperation, record: (status: OperationStatus, code: string, message: string) => OperationSummary): Prepared | OperationSummary {
@@ -238,8 +223,36 @@ export class OperationsService {
 
   /** Records an operation the caller decided not to run (e.g. outside a maintenance window). */
   skip(req: StartOperation, code: string, message: string, now = new Date().toISOString()): OperationSummary {
+    return this.recordFinished(req, { status: 'skipped', code, message, modules: [], desired: '' }, now);
+  }
+
+  /** An operation that ends as it is created: skipped, or failed before it could be queued. */
+  private recordFinished(
+    req: StartOperation,
+    end: { status: OperationStatus; code: string; message: string; modules: OperationModule[]; desired: string },
+    now: string,
+  ): OperationSummary {
     const operationId = randomUUID();
     this.repo.insert({
+      ...this.newRow(req, operationId, now),
+      status: end.status,
+      modules: JSON.stringify(end.modules),
+      inputs: '{}',
+      resources: '[]',
+      desired_hash: end.desired,
+      counts: JSON.stringify(countResults([])),
+      message: end.message,
+      code: end.code,
+      finished_at: now,
+    });
+    const summary = this.summary(this.repo.get(operationId)!);
+    this.events.emit('finished', summary);
+    return summary;
+  }
+
+  /** The columns every new operation row has from its request. */
+  private newRow(req: StartOperation, operationId: string, now: string) {
+    return {
       operation_id: operationId,
       kind: req.kind,
       node_id: req.nodeId,
@@ -248,21 +261,9 @@ export class OperationsService {
       assignment: req.assignment ?? null,
       batch_id: req.batchId ?? null,
       vars: JSON.stringify(req.vars ?? {}),
-      plan_operation_id: null,
+      plan_operation_id: req.planOperationId ?? null,
       created_at: now,
-      status: 'skipped',
-      modules: '[]',
-      inputs: '{}',
-      resources: '[]',
-      desired_hash: '',
-      counts: JSON.stringify(countResults([])),
-      message,
-      code,
-      finished_at: now,
-    });
-    const summary = this.summary(this.repo.get(operationId)!);
-    this.events.emit('finished', summary);
-    return summary;
+    };
   }
 
   /** Results of several operations (batch summaries group agents by them). */
