@@ -145,6 +145,19 @@ resources:
     assert.deepEqual(history.json.items.map((d: { drifted: boolean }) => d.drifted), [false, true]);
   });
 
+  it('scheduled drift checks take every online agent with a baseline, one check at a time each', async () => {
+    const drift = orch.handle.services.drift;
+    assert.equal(drift.checkAll(), 1);
+    assert.equal(drift.checkAll(), 0, 'a check under way is not started twice');
+    const list = await eventually('the scheduled check finished', async () => {
+      const res = await orch.api('GET', `/agents/${NODE}/drift?limit=1`, { token: viewer });
+      return res.json.items[0]?.status === 'done' ? res.json : undefined;
+    });
+    assert.equal(list.items[0].trigger, 'schedule');
+    assert.equal(list.items[0].actor, 'system');
+    assert.equal(list.items[0].drifted, false);
+  });
+
   it('a changed module makes an intentional change', async () => {
     await uploadModule(orch, op, moduleText('welcome'));
     const apply = await runOn(orch, op, NODE, 'apply', { modules: [moduleName] });
