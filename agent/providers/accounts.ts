@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import type { ProviderContext } from './context.js';
-import { getent } from './fs-util.js';
+import { forgetAccounts, getent } from './fs-util.js';
 
 /** The entry whose name (or numeric id) is `key`, split on ":". */
 export async function lookupEntry(ctx: ProviderContext, db: 'passwd' | 'group', key: string): Promise<string[] | undefined> {
@@ -30,6 +30,8 @@ export function shadowTool(ctx: ProviderContext, tool: string, args: string[]): 
   const full = ctx.root === '/' ? args : ['--prefix', ctx.root, ...args];
   return new Promise((resolve, reject) => {
     execFile(tool, full, { timeout: 60_000 }, (err, stdout, stderr) => {
+      // Whatever the tool did (even failing half-way), cached account entries may be wrong now.
+      forgetAccounts();
       if (err) reject(new Error(`${tool} failed: ${(stderr || err.message).trim()}`));
       else resolve(stdout);
     });

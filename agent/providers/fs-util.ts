@@ -30,7 +30,30 @@ export function kindOf(st: Stats): 'file' | 'directory' | 'symlink' | 'other' {
   return 'other';
 }
 
-export function getent(db: 'passwd' | 'group', key: string): Promise<string[] | undefined> {
+/**
+ * Entries found in the last few seconds. A run reads the owner of every file it manages,
+ * and a getent process per lookup was most of the time an unchanged apply took (two per
+ * file). Only found entries are kept, briefly, and every account change forgets them all
+ * (forgetAccounts), so a user created by one resource is seen by the next.
+ */
+const ACCOUNT_CACHE_MS = 5_000;
+const accountCache = new Map<string, { entry: string[]; at: number }>();
+
+export function forgetAccounts(): void {
+  accountCache.clear();
+}
+
+export async function getent(db: 'passwd' | 'group', key: string): Promise<string[] | undefined> {
+  const cacheKey = `${db}\n${key}`;
+  const hit = accountCache.get(cacheKey);
+  if (hit && Date.now() - hit.at < ACCOUNT_CACHE_MS) return hit.entry;
+  const entry = await runGetent(db, key);
+  if (entry) accountCache.set(cacheKey, { entry, at: Date.now() });
+  else accountCache.delete(cacheKey);
+  return entry;
+}
+
+function runGetent(db: 'passwd' | 'group', key: string): Promise<string[] | undefined> {
   return new Promise((resolve, reject) => {
     execFile('getent', [db, key], { timeout: 10_000 }, (err, stdout) => {
       if (err) {

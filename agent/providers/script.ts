@@ -3,6 +3,7 @@
 // cwd, user. read() runs the guards only, never `run`; with no guard the script always runs.
 // A notify re-runs `run` ignoring the guards (a handler script is usually guarded so that it
 // does nothing on its own, e.g. `unless: "true"`).
+import { forgetAccounts } from './fs-util.js';
 import { existsSync } from 'node:fs';
 import type { ProviderContext } from './context.js';
 import { userAccount } from './fs-util.js';
@@ -55,6 +56,15 @@ function outcome(r: RunResult, timeoutMs: number): ConvergeResult {
   return { message: 'ran (exit 0)', output };
 }
 
+/** A script may add or change accounts (useradd in a script): cached entries are forgotten after it. */
+async function ranScript(command: string, options: Awaited<ReturnType<typeof runOptions>>) {
+  try {
+    return await runShell(command, options);
+  } finally {
+    forgetAccounts();
+  }
+}
+
 export const scriptProvider: Provider<ScriptState> = {
   type: 'script',
 
@@ -89,12 +99,12 @@ export const scriptProvider: Provider<ScriptState> = {
   async converge(desired, _current, ctx) {
     ctx.mutating(`run script`);
     const options = await runOptions(desired, ctx);
-    return outcome(await runShell(str(desired, 'run'), options), options.timeoutMs);
+    return outcome(await ranScript(str(desired, 'run'), options), options.timeoutMs);
   },
 
   async refresh(desired, ctx) {
     ctx.mutating(`re-run script`);
     const options = await runOptions(desired, ctx);
-    return outcome(await runShell(str(desired, 'run'), options), options.timeoutMs);
+    return outcome(await ranScript(str(desired, 'run'), options), options.timeoutMs);
   },
 };
