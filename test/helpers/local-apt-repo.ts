@@ -53,6 +53,45 @@ export function dpkgVersion(name: string): string | undefined {
   }
 }
 
+const APT_LOCK = path.join(os.tmpdir(), 'corral-test-apt.lock');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Test files run two at a time; those that install packages and those that check that a
+ * plan touched nothing under /var/lib/apt must not overlap. A directory made atomically is
+ * the lock; one left by a dead process is taken over. Returns the release function.
+ */
+export function acquireAptLock(timeoutMs = 300_000): () => void {
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(APT_LOCK);
+      writeFileSync(path.join(APT_LOCK, 'pid'), String(process.pid));
+      return () => rmSync(APT_LOCK, { recursive: true, force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let owner = NaN;
+    try {
+      owner = Number(readFileSync(path.join(APT_LOCK, 'pid'), 'utf8'));
+    } catch {
+      // being created or removed right now
+    }
+    if (Number.isInteger(owner) && owner !== process.pid && !alive(owner)) rmSync(APT_LOCK, { recursive: true, force: true });
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${APT_LOCK}`);
+    Atomics.wait(pause, 0, 0, 100);
+  }
+}
+
 export interface LocalAptRepo {
   name: string;
   dir: string;
@@ -66,6 +105,7 @@ export interface LocalAptRepo {
 
 /** Builds the packages, writes the index and a sources entry, and indexes only this repository. */
 export function createLocalAptRepo(name: string, versions: readonly string[]): LocalAptRepo {
+  const release = acquireAptLock();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'corral-apt-repo-'));
   const sources = `/etc/apt/sources.list.d/${name}.list`;
   const listsBefore = readdirSync(APT_LISTS).sort();
@@ -78,6 +118,7 @@ export function createLocalAptRepo(name: string, versions: readonly string[]): L
     rmSync(sources, { force: true });
     for (const f of readdirSync(APT_LISTS)) if (!listsBefore.includes(f) && f.includes(path.basename(dir))) rmSync(path.join(APT_LISTS, f), { force: true });
     rmSync(dir, { recursive: true, force: true });
+    release();
   };
   try {
     // apt reads file: repositories as its sandbox user when it can; let it.

@@ -3,6 +3,7 @@
 // script bodies would leave a marker; their guards did run (they log outside the snapshot).
 // package and service act on the machine itself, not the root: their plans are checked
 // against the package database, apt's lists and caches, and the services' states.
+import { acquireAptLock } from '../../helpers/local-apt-repo.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -159,10 +160,20 @@ describe('plan is read-only', () => {
       expected.remove = 'would_change';
       resources.push({ id: 'latest', type: 'package', properties: { name: 'dpkg', ensure: 'latest' } });
     }
-    const before = statSnapshot(watched);
+    // Other test files install packages; none may do so while this one watches apt's files.
+    const release = acquireAptLock();
+    let before: ReturnType<typeof statSnapshot>;
+    let after: ReturnType<typeof statSnapshot>;
     const childrenBefore = childPids();
-    const results = await plan(resources, t.ctx);
-    assert.deepEqual(statSnapshot(watched), before, 'the plan changed the package database, lists or caches');
+    let results: Awaited<ReturnType<typeof plan>>;
+    try {
+      before = statSnapshot(watched);
+      results = await plan(resources, t.ctx);
+      after = statSnapshot(watched);
+    } finally {
+      release();
+    }
+    assert.deepEqual(after, before, 'the plan changed the package database, lists or caches');
     assert.deepEqual(childPids(), childrenBefore, 'the plan left processes behind');
     const byId = Object.fromEntries(results.map((r) => [r.resource_id, r]));
     for (const [id, status] of Object.entries(expected)) assert.equal(byId[id]!.status, status, `${id}: ${byId[id]!.message}`);
