@@ -2,6 +2,7 @@
 // them: diffs, captured output, messages, observed state, logs. Used by the agent before it
 // sends anything back and again by the orchestrator before it stores anything.
 import { SECRET_MASK } from './protocol.js';
+import type { ResourceDiff } from './schemas/state.js';
 
 /** Longest values first, so a secret that contains another is masked whole. */
 function ordered(secrets: readonly string[]): string[] {
@@ -35,7 +36,7 @@ const HIDDEN = `${SECRET_MASK} (hidden: the resource uses secrets)`;
  * hidden: removed lines of a content diff, every `before` of a property change, and the
  * observed state's strings. The desired side (already masked) stays readable.
  */
-export function redactMachineSide<T extends { diff?: { properties: Record<string, { before: unknown; after: unknown }>; content?: string } | null; observed?: unknown }>(result: T): T {
+export function redactMachineSide<T extends { diff?: ResourceDiff | null; observed?: unknown }>(result: T): T {
   const out = { ...result };
   if (result.diff) {
     const properties = Object.fromEntries(

@@ -1,6 +1,7 @@
 // The agent link: JSON text frames over the WebSocket at /agent/v1 (binary frames are
 // reserved for terminal data). One definition used by the orchestrator's hub and the agent.
 import type { PropertyValue, ResourceType } from './modules/index.js';
+import type { ResourceDiff, ResourceStatus } from './schemas/state.js';
 import { PROTOCOL_VERSION } from './version.js';
 
 export { PROTOCOL_VERSION };
@@ -240,8 +241,8 @@ export interface StateResourceResult {
   module: string;
   resource_id: string;
   type: ResourceType;
-  status: 'unchanged' | 'would_change' | 'would_fail' | 'changed' | 'failed' | 'skipped';
-  diff?: { properties: Record<string, { before: unknown; after: unknown }>; content?: string };
+  status: ResourceStatus;
+  diff?: ResourceDiff;
   message?: string;
   output?: StateOutput;
   duration_ms: number;
@@ -257,12 +258,15 @@ export interface StateResultMessage {
   result: StateResourceResult;
 }
 
+/** Why a run did not happen as a whole: the plan it was bound to no longer holds, or the run was malformed. */
+export const STATE_DONE_CODES = ['plan_stale', 'bad_run'] as const;
+
 export interface StateDoneMessage {
   type: 'state_done';
   run_id: string;
   /** false: the run as a whole did not happen or stopped (code and message say why). */
   ok: boolean;
-  code?: 'plan_stale' | 'bad_run' | 'busy' | 'internal';
+  code?: (typeof STATE_DONE_CODES)[number];
   message?: string;
   /** How many state_result messages preceded this one. */
   results: number;

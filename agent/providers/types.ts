@@ -2,22 +2,14 @@
 // read() looks at the machine and never changes it; diff() is pure; converge() makes the change.
 // Plan calls read and diff only; apply calls all three (engine.ts).
 import type { PropertyValue, ResourceType } from '../../common/modules/index.js';
+import type { ResourceDiff } from '../../common/schemas/state.js';
 import type { ProviderContext } from './context.js';
 
 /** A resource's properties after templates were expanded. */
 export type Props = Record<string, PropertyValue>;
 
-export interface PropertyChange {
-  before: unknown;
-  after: unknown;
-}
-
-export interface ResourceDiff {
-  /** Per property: what it is and what it would become. */
-  properties: Record<string, PropertyChange>;
-  /** A unified diff of a file's contents, when they would change. */
-  content?: string;
-}
+/** Per property before/after, and a unified diff of a file's contents: the shape the API shows. */
+export type { ResourceDiff };
 
 export interface DiffResult {
   changed: boolean;

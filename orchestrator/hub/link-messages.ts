@@ -1,6 +1,7 @@
 import type { AgentMessage, AuthMessage, StateDoneMessage, StateResourceResult, StateResultMessage, TermErrorMessage, TermExitMessage, TermOpenedMessage } from '../../common/protocol.js';
 import { RESOURCE_TYPES } from '../../common/modules/index.js';
-import { isSessionId, NODE_ID_PATTERN } from '../../common/protocol.js';
+import { RESOURCE_STATUSES } from '../../common/schemas/state.js';
+import { isSessionId, NODE_ID_PATTERN, STATE_DONE_CODES } from '../../common/protocol.js';
 
 // Everything an agent sends is untrusted: these checks turn a frame into a typed
 // message or into a reason, and never throw.
@@ -107,8 +108,6 @@ export function checkTerminal(m: Record<string, unknown>): Parsed<TerminalMessag
 
 export type StateReport = StateResultMessage | StateDoneMessage;
 
-const RESULT_STATUSES = ['unchanged', 'would_change', 'would_fail', 'changed', 'failed', 'skipped'];
-const DONE_CODES = ['plan_stale', 'bad_run', 'busy', 'internal'];
 const MAX_TEXT = 2 * 1024 * 1024;
 
 function optionalText(v: unknown, max: number): boolean {
@@ -121,7 +120,7 @@ export function checkStateReport(m: Record<string, unknown>): Parsed<StateReport
   const run_id = m.run_id;
   if (m.type === 'state_done') {
     if (typeof m.ok !== 'boolean') return { ok: false, reason: 'state_done: ok must be a boolean' };
-    if (m.code !== undefined && !DONE_CODES.includes(m.code as string)) return { ok: false, reason: 'state_done: unknown code' };
+    if (m.code !== undefined && !(STATE_DONE_CODES as readonly string[]).includes(m.code as string)) return { ok: false, reason: 'state_done: unknown code' };
     if (!optionalText(m.message, 4096)) return { ok: false, reason: 'state_done: message must be a string of at most 4096 characters' };
     if (!Number.isInteger(m.results) || (m.results as number) < 0) return { ok: false, reason: 'state_done: results must be a count' };
     const done: StateDoneMessage = { type: 'state_done', run_id, ok: m.ok, results: m.results as number };
@@ -133,7 +132,7 @@ export function checkStateReport(m: Record<string, unknown>): Parsed<StateReport
   if (!isRecord(r)) return { ok: false, reason: 'state_result: result must be an object' };
   if (!boundedString(r.module, 63) || !boundedString(r.resource_id, 63)) return { ok: false, reason: 'state_result: module and resource_id must be names' };
   if (!(RESOURCE_TYPES as readonly string[]).includes(r.type as string)) return { ok: false, reason: 'state_result: unknown resource type' };
-  if (!RESULT_STATUSES.includes(r.status as string)) return { ok: false, reason: 'state_result: unknown status' };
+  if (!(RESOURCE_STATUSES as readonly string[]).includes(r.status as string)) return { ok: false, reason: 'state_result: unknown status' };
   if (!Number.isFinite(r.duration_ms) || (r.duration_ms as number) < 0) return { ok: false, reason: 'state_result: duration_ms must be a non-negative number' };
   if (!optionalText(r.message, 65536)) return { ok: false, reason: 'state_result: message too long' };
   if (r.diff !== undefined && (!isRecord(r.diff) || !isRecord(r.diff.properties) || !optionalText(r.diff.content, 4 * MAX_TEXT))) return { ok: false, reason: 'state_result: diff must be {properties, content?}' };
