@@ -101,24 +101,29 @@ export class AgentHub {
     this.states = sink;
   }
 
+  /** An accepted agent's live link, the only kind that carries work. */
+  private acceptedLink(nodeId: string): Link | undefined {
+    const link = this.links.get(nodeId);
+    return link && link.status === 'accepted' && link.socket.readyState === link.socket.OPEN ? link : undefined;
+  }
+
   /** Whether an accepted agent has a live link now. */
   isLinked(nodeId: string): boolean {
-    const link = this.links.get(nodeId);
-    return !!link && link.status === 'accepted' && link.socket.readyState === link.socket.OPEN;
+    return this.acceptedLink(nodeId) !== undefined;
   }
 
   /** Sends a message to an accepted agent's live link; false when there is none. */
   sendTo(nodeId: string, message: ServerMessage): boolean {
-    const link = this.links.get(nodeId);
-    if (!link || link.status !== 'accepted' || link.socket.readyState !== link.socket.OPEN) return false;
+    const link = this.acceptedLink(nodeId);
+    if (!link) return false;
     link.socket.send(JSON.stringify(message));
     return true;
   }
 
   /** Sends a binary terminal frame to an accepted agent's live link; false when there is none. */
   sendBinary(nodeId: string, frame: Uint8Array): boolean {
-    const link = this.links.get(nodeId);
-    if (!link || link.status !== 'accepted' || link.socket.readyState !== link.socket.OPEN) return false;
+    const link = this.acceptedLink(nodeId);
+    if (!link) return false;
     link.socket.send(frame, { binary: true });
     return true;
   }

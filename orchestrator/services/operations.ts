@@ -93,7 +93,8 @@ function desiredHash(resources: readonly ExpandedResource[], secretVersions: Rec
 
 export class OperationsService {
   readonly events = new EventEmitter<OperationEvents>();
-  private readonly held = new Map<string, { nodeId: string; release: () => void }>();
+  /** Fan-out operations waiting for their rollout to release them, by operation id. */
+  private readonly held = new Map<string, () => void>();
   private readonly idleGraceMs: number;
   private readonly planCheckTimeoutMs: number;
   private latestDrift: (nodeId: string) => BelievedState['latest_drift'] = () => null;
@@ -205,7 +206,7 @@ export class OperationsService {
       code: null,
     });
     const go = () => void this.run(operationId, prepared, expectPlan);
-    if (req.fanOut) this.held.set(operationId, { nodeId: req.nodeId, release: go });
+    if (req.fanOut) this.held.set(operationId, go);
     else go();
     return this.summary(this.repo.get(operationId)!);
   }
@@ -273,10 +274,10 @@ export class OperationsService {
 
   /** Sends a held (fan-out) operation to its agent's queue. */
   release(operationId: string): void {
-    const h = this.held.get(operationId);
-    if (!h) return;
+    const release = this.held.get(operationId);
+    if (!release) return;
     this.held.delete(operationId);
-    h.release();
+    release();
   }
 
   /** Ends a held operation without running it (a rollout stopped on a failure). */

@@ -42,7 +42,6 @@ export interface EnqueueOptions {
 export class StateRunner implements StateSink {
   private readonly tails = new Map<string, Promise<unknown>>();
   private readonly active = new Map<string, ActiveRun>();
-  private readonly waiting = new Map<string, number>();
   private stopped = false;
 
   constructor(
@@ -54,22 +53,12 @@ export class StateRunner implements StateSink {
     this.log = log;
   }
 
-  /** Runs queued or running for the agent. */
-  depth(nodeId: string): number {
-    return this.waiting.get(nodeId) ?? 0;
-  }
-
   /** Queues a run behind the agent's earlier ones; resolves when it ended, however it ended. */
   enqueue(nodeId: string, options: EnqueueOptions): Promise<RunOutcome | null> {
-    this.waiting.set(nodeId, this.depth(nodeId) + 1);
     const run = (this.tails.get(nodeId) ?? Promise.resolve()).then(() => this.execute(nodeId, options));
     const tail = run.catch(() => undefined).finally(() => {
-      const left = this.depth(nodeId) - 1;
-      if (left > 0) this.waiting.set(nodeId, left);
-      else {
-        this.waiting.delete(nodeId);
-        if (this.tails.get(nodeId) === tail) this.tails.delete(nodeId);
-      }
+      // The last run of an agent's chain drops the chain, so idle agents hold nothing.
+      if (this.tails.get(nodeId) === tail) this.tails.delete(nodeId);
     });
     this.tails.set(nodeId, tail);
     return run;
