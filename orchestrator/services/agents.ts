@@ -119,14 +119,16 @@ export class AgentsService {
     return { items, next_cursor: more ? encodeCursor({ after: items[items.length - 1]!.node_id }) : null };
   }
 
-  /** Accepted agents whose tags the selector matches now, by node id. */
-  matching(selector: string, field = 'body.selector'): string[] {
-    const matches = compileOrRefuse(selector, field);
+  /** Every accepted agent with its tags, read once for matching several selectors. */
+  acceptedTags(): [nodeId: string, tags: Record<string, string>][] {
     const tagsByAgent = this.repo.tagsByAgent();
-    return this.repo
-      .all('accepted')
-      .filter((row) => matches(tagsByAgent.get(row.node_id) ?? {}))
-      .map((row) => row.node_id);
+    return this.repo.all('accepted').map((row) => [row.node_id, tagsByAgent.get(row.node_id) ?? {}]);
+  }
+
+  /** Accepted agents whose tags the selector matches now, by node id. */
+  matching(selector: string, field = 'body.selector', fleet = this.acceptedTags()): string[] {
+    const matches = compileOrRefuse(selector, field);
+    return fleet.filter(([, tags]) => matches(tags)).map(([nodeId]) => nodeId);
   }
 
   /** First contact records the agent as pending and pins its key; a different key for a known id is refused. */

@@ -48,10 +48,10 @@ export class AssignmentsService {
       .map((a) => a.name);
   }
 
-  private toAssignment(row: AssignmentRow): Assignment {
+  private toAssignment(row: AssignmentRow, fleet = this.agents.acceptedTags()): Assignment {
     let matching = 0;
     try {
-      matching = this.agents.matching(row.selector).length;
+      matching = this.agents.matching(row.selector, 'selector', fleet).length;
     } catch {
       // a stored selector always parsed when it was stored
     }
@@ -117,7 +117,8 @@ export class AssignmentsService {
     const limit = q.limit ?? 100;
     const after = q.cursor === undefined ? '' : String(decodeCursor(q.cursor, 'after'));
     const rows = this.repo.page(after, limit + 1);
-    const items = rows.slice(0, limit).map((r) => this.toAssignment(r));
+    const fleet = this.agents.acceptedTags();
+    const items = rows.slice(0, limit).map((r) => this.toAssignment(r, fleet));
     return { items, next_cursor: rows.length > limit ? encodeCursor({ after: items[items.length - 1]!.name }) : null };
   }
 

@@ -32,6 +32,9 @@ export interface ModuleContent {
   secrets: string[];
 }
 
+/** Parsed revisions kept (oldest dropped first). */
+const PARSED_CACHE_SIZE = 64;
+
 export function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
@@ -39,6 +42,7 @@ export function contentHash(text: string): string {
 /** The rules about modules: validation at upload, revisions, what may be deleted. */
 export class ModulesService {
   private secretExists: (name: string) => boolean;
+  private readonly parsed = new Map<string, Pick<ModuleContent, 'definition' | 'secrets'>>();
   private assignmentsUsing: (moduleName: string) => string[];
 
   constructor(
@@ -143,19 +147,31 @@ export class ModulesService {
   /** The current (or a given) revision parsed, for apply and plan. */
   content(name: string, revision?: number): ModuleContent {
     const m = this.require(name);
-    const r = this.requireRevision(name, revision ?? m.current_revision);
-    const parsed = parseModule(r.content);
-    if (!parsed.ok) throw new Error(`stored module ${name} revision ${r.revision} no longer parses: ${formatModuleError(parsed.errors[0]!)}`);
-    return { name, revision: r.revision, content: r.content, content_hash: r.content_hash, definition: parsed.module, secrets: parsed.secrets };
+    return this.toContent(name, this.requireRevision(name, revision ?? m.current_revision));
   }
 
   /** The revision an operation used, found by its content hash (deleted modules have none). */
   contentByHash(name: string, hash: string): ModuleContent {
     const r = this.repo.revisionByHash(name, hash);
     if (!r) throw new NotFound(`module ${name} no longer has the revision (content ${hash.slice(0, 12)}) that was applied; it was deleted`, 'revision-not-found');
-    const parsed = parseModule(r.content);
-    if (!parsed.ok) throw new Error(`stored module ${name} revision ${r.revision} no longer parses: ${formatModuleError(parsed.errors[0]!)}`);
-    return { name, revision: r.revision, content: r.content, content_hash: r.content_hash, definition: parsed.module, secrets: parsed.secrets };
+    return this.toContent(name, r);
+  }
+
+  /**
+   * A stored revision parsed. An assignment over many agents asks for the same revisions
+   * once per agent, so parsed texts are kept by content hash (they never change; treated
+   * as read-only by everyone who gets them).
+   */
+  private toContent(name: string, r: RevisionRow): ModuleContent {
+    let parsed = this.parsed.get(r.content_hash);
+    if (!parsed) {
+      const result = parseModule(r.content);
+      if (!result.ok) throw new Error(`stored module ${name} revision ${r.revision} no longer parses: ${formatModuleError(result.errors[0]!)}`);
+      parsed = { definition: result.module, secrets: result.secrets };
+      if (this.parsed.size >= PARSED_CACHE_SIZE) this.parsed.delete(this.parsed.keys().next().value!);
+      this.parsed.set(r.content_hash, parsed);
+    }
+    return { name, revision: r.revision, content: r.content, content_hash: r.content_hash, ...parsed };
   }
 
   /** Ordered by name, keyset pages. */
