@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import type { Page } from '@playwright/test';
 import path from 'node:path';
 import { expect, test as base } from './fixtures.js';
 import { AgentPage } from './pages/agent-page.js';
@@ -45,13 +46,25 @@ resources:
 `;
 }
 
-test('desired state: write a module, plan it on an agent, read the diff, apply the plan, then find drift', async ({ page, orchestrator, agent, workDir }) => {
-  const api = new ApiHelper(orchestrator.url);
+/** Both tests start from an accepted, online agent. */
+async function approveAgent(orchestratorUrl: string, nodeId: string): Promise<void> {
+  const api = new ApiHelper(orchestratorUrl);
   await api.signIn('admin', adminKey);
-  await api.approveAndWaitOnline(agent.nodeId);
+  await api.approveAndWaitOnline(nodeId);
+}
+
+async function signInAsAdmin(page: Page, orchestratorUrl: string, frame: AppFrame): Promise<void> {
+  const login = new LoginPage(page);
+  await login.open(orchestratorUrl);
+  await login.signInWithPrivateKey('admin', adminKey.privateKey);
+  await frame.expectSignedInAs('admin', 'admin');
+  await frame.dismissNotices();
+}
+
+test('desired state: write a module, plan it on an agent, read the diff, apply the plan, then find drift', async ({ page, orchestrator, agent, workDir }) => {
+  await approveAgent(orchestrator.url, agent.nodeId);
   const motd = path.join(workDir, 'motd');
 
-  const login = new LoginPage(page);
   const frame = new AppFrame(page);
   const modules = new ModulesPage(page);
   const fleet = new FleetPage(page);
@@ -59,10 +72,7 @@ test('desired state: write a module, plan it on an agent, read the diff, apply t
   const operations = new OperationsPage(page);
 
   await test.step('upload a module that manages one file', async () => {
-    await login.open(orchestrator.url);
-    await login.signInWithPrivateKey('admin', adminKey.privateKey);
-    await frame.expectSignedInAs('admin', 'admin');
-    await frame.dismissNotices();
+    await signInAsAdmin(page, orchestrator.url, frame);
     await frame.go('modules', 'Modules');
     await modules.newButton.click();
     await modules.setText(motdModule(motd));
@@ -169,12 +179,9 @@ test('desired state: write a module, plan it on an agent, read the diff, apply t
 });
 
 test('assignments: a selector previews its agents live; plan and apply roll out with a fleet summary', async ({ page, orchestrator, agent, workDir }) => {
-  const api = new ApiHelper(orchestrator.url);
-  await api.signIn('admin', adminKey);
-  await api.approveAndWaitOnline(agent.nodeId);
+  await approveAgent(orchestrator.url, agent.nodeId);
   const motd = path.join(workDir, 'motd');
 
-  const login = new LoginPage(page);
   const frame = new AppFrame(page);
   const modules = new ModulesPage(page);
   const fleet = new FleetPage(page);
@@ -183,10 +190,7 @@ test('assignments: a selector previews its agents live; plan and apply roll out 
   const operations = new OperationsPage(page);
 
   await test.step('arrange: the agent is tagged role=web and the module exists', async () => {
-    await login.open(orchestrator.url);
-    await login.signInWithPrivateKey('admin', adminKey.privateKey);
-    await frame.expectSignedInAs('admin', 'admin');
-    await frame.dismissNotices();
+    await signInAsAdmin(page, orchestrator.url, frame);
     await fleet.openAgent(agent.nodeId);
     await agentPage.tab('tags');
     await agentPage.addTag('role', 'web');

@@ -81,3 +81,13 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 2
     });
   });
 }
+
+/** Whether a process of this pid exists (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

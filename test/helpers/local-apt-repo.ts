@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import os from 'node:os';
 import path from 'node:path';
 import { onPath } from '../../agent/providers/run-file.js';
+import { processAlive } from './child.js';
 
 export const APT_LISTS = '/var/lib/apt/lists';
 
@@ -55,15 +56,6 @@ export function dpkgVersion(name: string): string | undefined {
 
 const APT_LOCK = path.join(os.tmpdir(), 'corral-test-apt.lock');
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Test files run two at a time; those that install packages and those that check that a
  * plan touched nothing under /var/lib/apt must not overlap. A directory made atomically is
@@ -86,7 +78,7 @@ export function acquireAptLock(timeoutMs = 300_000): () => void {
     } catch {
       // being created or removed right now
     }
-    if (Number.isInteger(owner) && owner !== process.pid && !alive(owner)) rmSync(APT_LOCK, { recursive: true, force: true });
+    if (Number.isInteger(owner) && owner !== process.pid && !processAlive(owner)) rmSync(APT_LOCK, { recursive: true, force: true });
     if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${APT_LOCK}`);
     Atomics.wait(pause, 0, 0, 100);
   }

@@ -6,19 +6,10 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.js';
 import { cleanEnv, startServe, type ServeChild } from '../helpers/child.js';
+import { eventually } from '../helpers/fleet.js';
 import { makeKey } from '../helpers/keys.js';
 import { assertProblem, makeApi, removeDir, startTestOrchestrator, tempDir, type TestOrchestrator } from '../helpers/orchestrator.js';
 import { writeFileSync } from 'node:fs';
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

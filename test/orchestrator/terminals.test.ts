@@ -6,31 +6,14 @@ import { statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { parseAsciicast } from '../../common/asciicast.js';
 import { startAgentProcess, type AgentProcess } from '../helpers/agent-process.js';
+import { processAlive } from '../helpers/child.js';
+import { eventually } from '../helpers/fleet.js';
 import { assertProblem, startTestOrchestrator, type TestOrchestrator } from '../helpers/orchestrator.js';
 import { connectStream, type StreamClient } from '../helpers/terminal-stream.js';
 
 const NODE = 'term-1';
 // /bin/sh, not root's login bash: the test machine's dotfiles (pyenv init) can take seconds.
 const SHELL = '/bin/sh';
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function refusal(p: Promise<StreamClient>): Promise<number> {
   try {
@@ -166,13 +149,13 @@ describe('terminal sessions', () => {
       const { session, stream } = await attach();
       await prompt(stream);
       const pid = terminals().livePid(session.session_id)!;
-      assert.ok(pid > 0 && alive(pid), 'the shell runs');
+      assert.ok(pid > 0 && processAlive(pid), 'the shell runs');
       const res = await orch.api('DELETE', `/terminal/session/${session.session_id}`, { token: op.token });
       assert.equal(res.status, 204);
       const control = await stream.waitForControl('closed');
       assert.equal(control.reason, 'closed');
       await stream.closed;
-      await eventually('the shell gone', () => !alive(pid), 10_000);
+      await eventually('the shell gone', () => !processAlive(pid), 10_000);
       const meta = await orch.api('GET', `/terminal/session/${session.session_id}`, { token: op.token });
       assert.equal(meta.json.state, 'closed');
       assert.equal(meta.json.close_reason, 'closed');
