@@ -1,7 +1,9 @@
-// directory: path, mode, owner, group, ensure (parents created), recurse (absent: remove a non-empty directory).
+// directory: path, mode, owner, group, ensure (parents created), recurse (present: owner/group of
+// everything below and the mode of subdirectories, see directory-tree.ts; absent: remove a non-empty directory).
 import { promises as fs } from 'node:fs';
 import type { ProviderContext } from './context.js';
 import { applyMetadata, kindOf, lstatOrUndefined, metadataChanges, ownershipOf, parseMode, wantedIds, type Ownership, type WantedIds } from './fs-util.js';
+import { applyTree, treeMismatch, type TreeMismatch, type TreeWanted } from './directory-tree.js';
 import { ensureOf, optBool, optStr, str, type Props, type Provider, type ResourceDiff } from './types.js';
 
 export interface DirectoryState {
@@ -9,6 +11,13 @@ export interface DirectoryState {
   empty?: boolean;
   meta?: Ownership;
   wanted: WantedIds;
+  /** With recurse and ensure present: what differs below. */
+  below?: TreeMismatch;
+}
+
+function treeWanted(props: Props, wanted: WantedIds): TreeWanted {
+  const mode = optStr(props, 'mode');
+  return { ...wanted, ...(mode !== undefined ? { dirMode: parseMode(mode) } : {}) };
 }
 
 function metaOf(props: Props) {
@@ -21,8 +30,6 @@ export const directoryProvider: Provider<DirectoryState> = {
   async read(props, ctx) {
     const p = ctx.path(str(props, 'path'));
     const ensure = ensureOf(props);
-    // Applying owner/group/mode below the directory is not built yet: refuse rather than half-do it.
-    if (ensure === 'present' && optBool(props, 'recurse') === true) throw new Error('recurse with ensure present is not supported yet');
     const m = metaOf(props);
     const wanted = ensure === 'present' ? await wantedIds(m.owner, m.group) : {};
     const st = await lstatOrUndefined(p);
@@ -30,6 +37,7 @@ export const directoryProvider: Provider<DirectoryState> = {
     if (kindOf(st) !== 'directory') throw new Error(`${p} exists and is not a directory`);
     const state: DirectoryState = { exists: true, meta: await ownershipOf(st), wanted };
     if (ensure === 'absent') state.empty = (await fs.readdir(p)).length === 0;
+    else if (optBool(props, 'recurse') === true) state.below = await treeMismatch(p, treeWanted(props, wanted));
     return state;
   },
 
@@ -46,6 +54,13 @@ export const directoryProvider: Provider<DirectoryState> = {
       return { changed: true, diff };
     }
     Object.assign(diff.properties, metadataChanges(m, current.meta!, current.wanted));
+    if (current.below && current.below.count > 0) {
+      const more = current.below.count - current.below.sample.length;
+      diff.properties.recurse = {
+        before: `${current.below.count} entr${current.below.count === 1 ? 'y' : 'ies'} below differ: ${current.below.sample.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+        after: 'owner and group of everything below, mode of subdirectories, as set',
+      };
+    }
     return { changed: Object.keys(diff.properties).length > 0, diff };
   },
 
@@ -69,6 +84,10 @@ export const directoryProvider: Provider<DirectoryState> = {
     }
     // mkdir's mode is filtered by the umask; set it exactly.
     await applyMetadata(p, { mode: m.mode }, wanted, await fs.lstat(p));
+    if (optBool(desired, 'recurse') === true) {
+      const below = await applyTree(p, treeWanted(desired, wanted));
+      if (below > 0) message += `; ${below} below updated`;
+    }
     return { message };
   },
 };

@@ -67,7 +67,7 @@ export const RESOURCE_PROPERTIES: Record<ResourceType, Record<string, PropertySp
     owner: OWNER,
     group: GROUP,
     ensure: ENSURE,
-    recurse: { type: { kind: 'bool' }, description: 'apply owner/group/mode to everything below; with ensure absent, remove a non-empty directory' },
+    recurse: { type: { kind: 'bool' }, description: 'owner and group of everything below and the mode of subdirectories (files keep theirs; links are not followed); with ensure absent, remove a non-empty directory' },
   },
   symlink: {
     path: PATH,

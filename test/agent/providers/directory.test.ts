@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, beforeEach, describe, it } from 'node:test';
 import { directoryProvider } from '../../../agent/providers/directory.js';
 import { isRoot, tempRoot, type TempRoot } from './support.js';
@@ -50,10 +50,28 @@ describe('directory provider', () => {
     assert.equal(directoryProvider.diff(recurse, await directoryProvider.read(recurse, t.ctx)).changed, false);
   });
 
-  it('refuses a file at the path and recurse with ensure present (not built yet)', async () => {
+  it('refuses a file at the path', async () => {
     writeFileSync(t.real('/f'), 'x');
     await assert.rejects(directoryProvider.read({ path: '/f' }, t.ctx), /not a directory/);
-    await assert.rejects(directoryProvider.read({ path: '/r', recurse: true }, t.ctx), /not supported yet/);
+  });
+
+  it('with recurse, sets the mode of every subdirectory and leaves files their own', async () => {
+    mkdirSync(t.real('/r/a/b'), { recursive: true });
+    chmodSync(t.real('/r/a'), 0o700);
+    chmodSync(t.real('/r/a/b'), 0o700);
+    writeFileSync(t.real('/r/a/file'), 'x', { mode: 0o600 });
+    const props = { path: '/r', mode: '0750', recurse: true };
+    const current = await directoryProvider.read(props, t.ctx);
+    const d = directoryProvider.diff(props, current);
+    assert.equal(d.changed, true);
+    assert.match(String(d.diff.properties.recurse!.before), /^2 entries below differ: /);
+    assert.equal(statSync(t.real('/r/a')).mode & 0o7777, 0o700, 'reading changed nothing');
+    await directoryProvider.converge(props, current, t.ctx);
+    assert.equal(statSync(t.real('/r')).mode & 0o7777, 0o750);
+    assert.equal(statSync(t.real('/r/a')).mode & 0o7777, 0o750);
+    assert.equal(statSync(t.real('/r/a/b')).mode & 0o7777, 0o750);
+    assert.equal(statSync(t.real('/r/a/file')).mode & 0o7777, 0o600, 'files keep their mode');
+    assert.equal(directoryProvider.diff(props, await directoryProvider.read(props, t.ctx)).changed, false);
   });
 
   it('changes owner and group to nobody/nogroup', { skip: isRoot ? false : 'needs root to chown' }, async () => {
@@ -64,6 +82,19 @@ describe('directory provider', () => {
     await directoryProvider.converge(props, current, t.ctx);
     assert.equal(statSync(t.real('/o')).uid, 65534);
     assert.equal(statSync(t.real('/o')).gid, 65534);
+    assert.equal(directoryProvider.diff(props, await directoryProvider.read(props, t.ctx)).changed, false);
+  });
+
+  it('with recurse, gives everything below the owner and group, links included and not followed', { skip: isRoot ? false : 'needs root to chown' }, async () => {
+    mkdirSync(t.real('/tree/sub'), { recursive: true });
+    writeFileSync(t.real('/tree/sub/file'), 'x');
+    writeFileSync(t.real('/outside'), 'x');
+    symlinkSync(t.real('/outside'), t.real('/tree/link'));
+    const props = { path: '/tree', owner: 'nobody', group: 'nogroup', recurse: true };
+    await directoryProvider.converge(props, await directoryProvider.read(props, t.ctx), t.ctx);
+    for (const p of ['/tree', '/tree/sub', '/tree/sub/file']) assert.deepEqual([statSync(t.real(p)).uid, statSync(t.real(p)).gid], [65534, 65534], p);
+    assert.equal(lstatSync(t.real('/tree/link')).uid, 65534, 'the link itself');
+    assert.equal(statSync(t.real('/outside')).uid, 0, 'what it points to is not followed');
     assert.equal(directoryProvider.diff(props, await directoryProvider.read(props, t.ctx)).changed, false);
   });
 });
