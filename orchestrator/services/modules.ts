@@ -11,8 +11,8 @@ export interface ModulesOptions {
   /** Whether a secret exists; module references to unknown secrets are refused at upload. */
   secretExists: (name: string) => boolean;
   /**
-   * Names of the assignments that use a module. Assignments are not built yet, so the
-   * default says "none"; the assignments service replaces it (setAssignmentsLookup).
+   * Names of the assignments that use a module. The assignments service, built after this
+   * one, plugs in through setAssignmentsLookup; until then the answer is "none".
    */
   assignmentsUsing?: (moduleName: string) => string[];
 }
