@@ -42,6 +42,23 @@ export interface OrchestratorConfig {
   driftIntervalS?: number;
   /** Agents an assignment apply or plan works on at the same time. */
   applyConcurrency?: number;
+  /** An accepted agent announced offline only after staying away this long (0: at once). */
+  offlineNotifyDelayS?: number;
+  /** First retry of a failed channel delivery after this long; each next one waits twice as long. */
+  deliveryRetryBaseS?: number;
+  /** Longest wait between two delivery attempts. */
+  deliveryRetryCapS?: number;
+  /** Attempts before a delivery is given up (failed). */
+  deliveryMaxAttempts?: number;
+  /** A channel that has not answered within this long counts as a failed attempt. */
+  deliveryTimeoutS?: number;
+  /** Events and notifications older than this are deleted (0: kept forever). */
+  notificationRetentionDays?: number;
+  /**
+   * Shows a native notification (the desktop shell passes Electron's); the `desktop`
+   * channel uses it. Not a setting: only an embedder can give a function.
+   */
+  desktopNotifier?: (notice: { title: string; body: string; severity: 'info' | 'warning' | 'critical' }) => boolean;
   /**
    * The 32-byte key that seals secrets, from an embedder that keeps it itself (the
    * desktop shell, with Electron safeStorage). Not a setting: there is no flag and no
@@ -52,7 +69,7 @@ export interface OrchestratorConfig {
   masterKey?: Buffer;
 }
 
-export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey' | 'publicUrl' | 'masterKey'>> & { adminKey?: string; publicUrl?: string };
+export type ResolvedConfig = Required<Omit<OrchestratorConfig, 'adminKey' | 'publicUrl' | 'masterKey' | 'desktopNotifier'>> & { adminKey?: string; publicUrl?: string };
 
 export const DEFAULT_PORT = 7390;
 
@@ -82,6 +99,12 @@ const SETTINGS: { key: keyof OrchestratorConfig; env: string; yaml: string; type
   { key: 'terminalRecordInput', env: 'CORRAL_TERMINAL_RECORD_INPUT', yaml: 'terminal_record_input', type: 'boolean' },
   { key: 'driftIntervalS', env: 'CORRAL_DRIFT_INTERVAL_S', yaml: 'drift_interval_s', type: 'number' },
   { key: 'applyConcurrency', env: 'CORRAL_APPLY_CONCURRENCY', yaml: 'apply_concurrency', type: 'number' },
+  { key: 'offlineNotifyDelayS', env: 'CORRAL_OFFLINE_NOTIFY_DELAY_S', yaml: 'offline_notify_delay_s', type: 'number' },
+  { key: 'deliveryRetryBaseS', env: 'CORRAL_DELIVERY_RETRY_BASE_S', yaml: 'delivery_retry_base_s', type: 'number' },
+  { key: 'deliveryRetryCapS', env: 'CORRAL_DELIVERY_RETRY_CAP_S', yaml: 'delivery_retry_cap_s', type: 'number' },
+  { key: 'deliveryMaxAttempts', env: 'CORRAL_DELIVERY_MAX_ATTEMPTS', yaml: 'delivery_max_attempts', type: 'number' },
+  { key: 'deliveryTimeoutS', env: 'CORRAL_DELIVERY_TIMEOUT_S', yaml: 'delivery_timeout_s', type: 'number' },
+  { key: 'notificationRetentionDays', env: 'CORRAL_NOTIFICATION_RETENTION_DAYS', yaml: 'notification_retention_days', type: 'number' },
 ];
 
 const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
@@ -103,6 +126,12 @@ const DEFAULTS: Omit<ResolvedConfig, 'dataDir' | 'uiDir'> = {
   terminalRecordInput: false,
   driftIntervalS: 3600,
   applyConcurrency: 10,
+  offlineNotifyDelayS: 30,
+  deliveryRetryBaseS: 10,
+  deliveryRetryCapS: 3600,
+  deliveryMaxAttempts: 12,
+  deliveryTimeoutS: 10,
+  notificationRetentionDays: 90,
 };
 
 export class ConfigError extends Error {}
@@ -164,7 +193,7 @@ export function resolveConfig(
   const dataDir = path.resolve(flags.dataDir ?? env.CORRAL_DATA_DIR ?? defaultDataDir());
   const merged = { ...DEFAULTS, ...embedderDefaults, ...fromYaml(path.join(dataDir, 'corral.yaml')), ...fromEnv(env) } as ResolvedConfig;
   // masterKey stays out: the resolved config is handed around and printed; the key is read once in start.ts.
-  for (const [k, v] of Object.entries(flags)) if (v !== undefined && k !== 'masterKey') (merged as unknown as Record<string, unknown>)[k] = v;
+  for (const [k, v] of Object.entries(flags)) if (v !== undefined && k !== 'masterKey' && k !== 'desktopNotifier') (merged as unknown as Record<string, unknown>)[k] = v;
   merged.dataDir = dataDir;
   merged.uiDir = flags.uiDir ?? defaultUiDir();
   if (!Number.isInteger(merged.port) || merged.port > 65535) throw new ConfigError(`port must be 0-65535, got ${merged.port}`);
@@ -177,6 +206,11 @@ export function resolveConfig(
   }
   if (!Number.isInteger(merged.applyConcurrency) || merged.applyConcurrency < 1) throw new ConfigError(`apply_concurrency must be a whole number of at least 1, got ${merged.applyConcurrency}`);
   if (merged.driftIntervalS !== 0 && merged.driftIntervalS < 60) throw new ConfigError(`drift_interval_s must be 0 (off) or at least 60, got ${merged.driftIntervalS}`);
+  if (!Number.isInteger(merged.deliveryMaxAttempts) || merged.deliveryMaxAttempts < 1) throw new ConfigError(`delivery_max_attempts must be a whole number of at least 1, got ${merged.deliveryMaxAttempts}`);
+  if (merged.deliveryRetryBaseS <= 0 || merged.deliveryRetryCapS < merged.deliveryRetryBaseS) {
+    throw new ConfigError(`delivery_retry_base_s must be above 0 and delivery_retry_cap_s at least as large, got ${merged.deliveryRetryBaseS} and ${merged.deliveryRetryCapS}`);
+  }
+  if (merged.deliveryTimeoutS <= 0 || merged.deliveryTimeoutS > 300) throw new ConfigError(`delivery_timeout_s must be above 0 and at most 300, got ${merged.deliveryTimeoutS}`);
   if (merged.terminalTranscriptCapBytes < 1024) throw new ConfigError(`terminal_transcript_cap_bytes must be at least 1024, got ${merged.terminalTranscriptCapBytes}`);
   if (merged.adminKey && !merged.adminKey.trim().startsWith('ssh-')) {
     const file = merged.adminKey.replace(/^~(?=$|\/)/, os.homedir());

@@ -15,6 +15,13 @@ import type { StateRunner } from './services/state-runner.js';
 import type { OperatorsService } from './services/operators.js';
 import type { SecretsService } from './services/secrets.js';
 import type { TerminalsService } from './services/terminals.js';
+import type { EventBus } from './services/event-bus.js';
+import type { NotificationsService } from './services/notifications.js';
+import type { ChannelsService } from './services/channels.js';
+import type { DeliveryQueue } from './services/delivery-queue.js';
+import type { MaintenanceService } from './services/maintenance.js';
+import type { LiveStream } from './services/live-stream.js';
+import type { OfflineAlerts } from './services/fleet-event-sources.js';
 
 /** Everything route plugins need, built once per orchestrator. */
 export interface Services {
@@ -36,6 +43,13 @@ export interface Services {
   operations: OperationsService;
   drift: DriftService;
   assignments: AssignmentsService;
+  bus: EventBus;
+  notifications: NotificationsService;
+  channels: ChannelsService;
+  deliveries: DeliveryQueue;
+  maintenance: MaintenanceService;
+  live: LiveStream;
+  offlineAlerts: OfflineAlerts;
   startedAt: number;
   tlsFingerprint: string | null;
   /** The port actually listened on (known after listen; port 0 picks one). */

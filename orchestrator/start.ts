@@ -26,6 +26,7 @@ import { OperatorsService } from './services/operators.js';
 import { TerminalsService } from './services/terminals.js';
 import { loadMasterKey, type MasterKey } from './services/master-key.js';
 import { SecretBox } from './services/secret-box.js';
+import { eventFromRow } from './services/event-bus.js';
 import { SecretsService } from './services/secrets.js';
 import { StateRunner } from './services/state-runner.js';
 import { OperationsService } from './services/operations.js';
@@ -35,6 +36,17 @@ import { DriftRepository } from './repositories/drift.js';
 import { AssignmentsService } from './services/assignments.js';
 import { AssignmentsRepository } from './repositories/assignments.js';
 import { ensureCertificate } from './tls.js';
+import { EventsRepository } from './repositories/events.js';
+import { ChannelsRepository } from './repositories/channels.js';
+import { MaintenanceRepository } from './repositories/maintenance.js';
+import { EventBus } from './services/event-bus.js';
+import { NotificationsService } from './services/notifications.js';
+import { ChannelsService } from './services/channels.js';
+import { DeliveryQueue } from './services/delivery-queue.js';
+import { MaintenanceService } from './services/maintenance.js';
+import { summariseHeld } from './services/maintenance-digest.js';
+import { LiveStream } from './services/live-stream.js';
+import { OfflineAlerts, agentEventSource, auditEventSource, driftEventSource, operationEventSource } from './services/fleet-event-sources.js';
 import { HttpError } from './http/errors.js';
 import { parseOperatorKey } from './services/keys.js';
 
@@ -70,7 +82,7 @@ function displayHost(bind: string): string {
  * Wires every service over one database. `masterKey` seals secrets (see
  * services/master-key.ts for where startOrchestrator finds it).
  */
-export function createServices(config: ResolvedConfig, tlsFingerprint: string | null, masterKey: Buffer): Services {
+export function createServices(config: ResolvedConfig, tlsFingerprint: string | null, masterKey: Buffer, embedder: Pick<OrchestratorConfig, 'desktopNotifier'> = {}): Services {
   const db = openDatabase(path.join(config.dataDir, 'corral.db'));
   const settings = new SettingsRepository(db);
   const operators = new OperatorsService(db, new OperatorsRepository(db));
@@ -97,7 +109,8 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   hub.setTerminalSink(terminals);
   operators.onRemoved((operatorId) => terminals.operatorRemoved(operatorId));
   // Key id 1 is the first master key; a rotation (docs/secrets.md) adds id 2 and keeps 1 for reading.
-  const secrets = new SecretsService(db, new SecretsRepository(db), new SecretBox({ id: 1, key: masterKey }));
+  const box = new SecretBox({ id: 1, key: masterKey });
+  const secrets = new SecretsService(db, new SecretsRepository(db), box);
   // Modules refuse references to unknown secrets; secrets show (and protect) the modules using them.
   const modules = new ModulesService(db, new ModulesRepository(db), { secretExists: (name) => secrets.exists(name) });
   secrets.setUsedBy((name) => modules.usingSecret(name));
@@ -109,8 +122,13 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
   const drift = new DriftService(new DriftRepository(db), operations, agents, runner, isLinked);
   operations.setLatestDrift((nodeId) => drift.latestGlance(nodeId));
   const assignments = new AssignmentsService(db, new AssignmentsRepository(db), modules, agents, operations, config.applyConcurrency);
+  const { bus, notifications, channels, deliveries, maintenance, live, offlineAlerts } = wireEvents(config, db, box, embedder, { audit, agentEvents, presence, agents, operations, drift });
+  assignments.setMaintenanceLookup((nodeId) => maintenance.windowFor(nodeId));
+  agents.setMaintenanceLookup((nodeId, tags) => maintenance.windowFor(nodeId, tags));
+  operators.onRemoved((operatorId) => live.closeOperator(operatorId));
   const services: Services = {
     config, db, audit, auth, operators, agentEvents, presence, agents, metrics, hub, terminals, secrets, modules, runner, operations, drift, assignments,
+    bus, notifications, channels, deliveries, maintenance, live, offlineAlerts,
     discovery: new DiscoveryService({
       port: config.discoveryPort,
       broadcast: config.discoveryBroadcast,
@@ -129,6 +147,71 @@ export function createServices(config: ResolvedConfig, tlsFingerprint: string | 
 }
 
 /**
+ * The event bus and everything around it: where events come from, the inbox, the
+ * channels' delivery queue, maintenance windows (which hold events back), the live stream.
+ */
+function wireEvents(
+  config: ResolvedConfig,
+  db: Services['db'],
+  box: SecretBox,
+  embedder: Pick<OrchestratorConfig, 'desktopNotifier'>,
+  s: Pick<Services, 'audit' | 'agentEvents' | 'presence' | 'agents' | 'operations' | 'drift'>,
+) {
+  const eventsRepo = new EventsRepository(db);
+  const bus = new EventBus(eventsRepo);
+  const notifications = new NotificationsService(eventsRepo, config.notificationRetentionDays);
+  const channelsRepo = new ChannelsRepository(db);
+  const channels = new ChannelsService(channelsRepo, box);
+  const deliveries = new DeliveryQueue(channelsRepo, channels, {
+    retryBaseMs: config.deliveryRetryBaseS * 1000,
+    retryCapMs: config.deliveryRetryCapS * 1000,
+    maxAttempts: config.deliveryMaxAttempts,
+    sendTimeoutMs: config.deliveryTimeoutS * 1000,
+    linkBase: config.publicUrl ?? null,
+  });
+  const live = new LiveStream();
+  const native = embedder.desktopNotifier;
+  deliveries.setDesktop({ native: native ? (n) => native({ title: n.title, body: n.body, severity: n.severity }) : undefined, browsers: (n) => live.desktop(n) });
+  const maintenance = new MaintenanceService(new MaintenanceRepository(db), s.agents, bus);
+  bus.setHoldLookup((nodeId) => maintenance.windowFor(nodeId));
+  maintenance.setDigest(
+    (windowId) => eventsRepo.heldBy(windowId).map(eventFromRow),
+    (window, held) => summariseHeld(window, held, (nodeId) => s.presence.isOnline(nodeId)),
+  );
+  maintenance.events.on('ended', (window, announcement, held) =>
+    deliveries.enqueueDigest(window, announcement, held, (w, events) => summariseHeld(w, events, (nodeId) => s.presence.isOnline(nodeId))),
+  );
+
+  // Sources -> bus.
+  const offlineAlerts = new OfflineAlerts(bus, eventsRepo, s.agents, s.presence, config.offlineNotifyDelayS * 1000);
+  agentEventSource(bus, s.agentEvents, s.agents, offlineAlerts);
+  operationEventSource(bus, (listener) => s.operations.events.on('finished', listener));
+  driftEventSource(bus, (event, listener) => s.drift.events.on(event, listener));
+  auditEventSource(bus, (listener) => s.audit.onRecorded(listener));
+
+  // Bus -> channels and the live stream.
+  bus.events.on('raised', (event) => deliveries.enqueueEvent(event));
+  bus.events.on('raised', (event, recipients) => {
+    const { actor: _actor, ...shown } = event;
+    for (const operatorId of recipients) {
+      live.toOperator(operatorId, 'notification', { notification: { ...shown, read: false, read_at: null }, unread_count: notifications.unreadCount(operatorId) });
+    }
+  });
+  notifications.onRead((operatorId, unread) => live.toOperator(operatorId, 'unread', { unread_count: unread }));
+  s.agentEvents.on('online', (nodeId) => live.broadcast('agent', { node_id: nodeId, online: true }));
+  s.agentEvents.on('offline', (nodeId) => live.broadcast('agent', { node_id: nodeId, online: false }));
+  for (const change of ['status', 'tags', 'enrolled', 'deleted'] as const) {
+    s.agentEvents.on(change, (nodeId: string) => live.broadcast('agent', { node_id: nodeId, change }));
+  }
+  const operationChanged = (op: { operation_id: string; node_id: string; kind: string; status: string }) =>
+    live.broadcast('operation', { operation_id: op.operation_id, node_id: op.node_id, kind: op.kind, status: op.status });
+  s.operations.events.on('progress', operationChanged);
+  s.operations.events.on('finished', operationChanged);
+  maintenance.events.on('changed', (windowId) => live.broadcast('maintenance', { window_id: windowId }));
+  return { bus, notifications, channels, deliveries, maintenance, live, offlineAlerts };
+}
+
+/**
  * Starts a whole orchestrator: store, API, web UI and background jobs.
  * The CLI (`corral serve`), the Electron main process and the tests all call this.
  */
@@ -143,7 +226,7 @@ export async function startOrchestrator(
   // Before anything else is opened: a master key with loose permissions stops the start.
   const masterKey: MasterKey = loadMasterKey(config.dataDir, env, options.masterKey);
   const tls = config.http ? null : await ensureCertificate(config.dataDir);
-  const services = createServices(config, tls?.fingerprint ?? null, masterKey.key);
+  const services = createServices(config, tls?.fingerprint ?? null, masterKey.key, { desktopNotifier: options.desktopNotifier });
   const { operators, audit, auth, db } = services;
 
   let app: FastifyInstance | undefined;
@@ -171,6 +254,11 @@ export async function startOrchestrator(
       );
     }
     if (stale) app.log.info({ sessions: stale }, 'closed terminal sessions a previous run left open');
+    const eventsLog = app.log.child({ component: 'events' });
+    services.bus.setErrorHandler((err) => eventsLog.error({ err }, 'an event listener failed'));
+    services.deliveries.setErrorLog((err, msg) => eventsLog.error({ err }, msg));
+    const resumed = services.deliveries.start();
+    if (resumed) eventsLog.info({ deliveries: resumed }, 'resending channel deliveries a previous run left unanswered');
     await app.listen({ port: config.port, host: config.bind });
   } catch (err) {
     await app?.close();
@@ -188,6 +276,9 @@ export async function startOrchestrator(
   audit.startRetentionJob((err) => app.log.error({ err }, 'audit retention job failed'));
   services.metrics.start((err) => app.log.error({ err }, 'metrics retention job failed'));
   services.drift.startSchedule(config.driftIntervalS * 1000, (err) => app.log.error({ err }, 'scheduled drift checks failed'));
+  services.maintenance.start((err) => app.log.error({ err }, 'maintenance window timer failed'));
+  services.notifications.startRetention((err) => app.log.error({ err }, 'notification retention job failed'));
+  services.offlineAlerts.afterStart(config.heartbeatS * 3000);
   const purge = setInterval(() => auth.purgeExpired(), 60_000);
   purge.unref();
 
@@ -215,6 +306,11 @@ export async function startOrchestrator(
       audit.stop();
       services.metrics.stop();
       services.drift.stop();
+      services.maintenance.stop();
+      services.notifications.stop();
+      services.offlineAlerts.stop();
+      services.live.closeAll();
+      await services.deliveries.stop();
       services.runner.stop();
       await services.terminals.stop();
       services.hub.stop();

@@ -30,6 +30,10 @@ export const MetricsGlance = Type.Object({
   load1: Type.Number(),
 });
 
+/** How an agent row shows that a maintenance window covers it now. */
+export const AgentMaintenance = Type.Object({ window_id: Type.String({ format: 'uuid' }), name: Type.String(), ends_at: Type.String({ format: 'date-time' }) });
+export type AgentMaintenance = Static<typeof AgentMaintenance>;
+
 export const Agent = Type.Object({
   node_id: NodeId,
   status: ApprovalStatusSchema,
@@ -44,6 +48,7 @@ export const Agent = Type.Object({
   tags: Tags,
   attributes: KeyAttributes,
   metrics: Type.Union([MetricsGlance, Type.Null()]),
+  maintenance: Type.Union([AgentMaintenance, Type.Null()], { description: 'The maintenance window covering the agent now, if any' }),
 });
 export type Agent = Static<typeof Agent>;
 

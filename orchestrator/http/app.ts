@@ -20,6 +20,10 @@ import { authRoutes } from '../routes/auth.js';
 import { operatorRoutes } from '../routes/operators.js';
 import { setupRoutes } from '../routes/setup.js';
 import { statusRoutes } from '../routes/status.js';
+import { notificationRoutes } from '../routes/notifications.js';
+import { channelRoutes } from '../routes/channels.js';
+import { maintenanceRoutes } from '../routes/maintenance.js';
+import { eventStreamRoutes } from '../routes/events.js';
 import { registerAccessControl } from './access.js';
 import { registerAuditHook } from './audit-hook.js';
 import { TooManyRequests } from './errors.js';
@@ -117,6 +121,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(moduleRoutes, { services });
       await api.register(secretRoutes, { services });
       await api.register(stateRoutes, { services });
+      await api.register(notificationRoutes, { services });
+      await api.register(eventStreamRoutes, { services });
+      await api.register(channelRoutes, { services });
+      await api.register(maintenanceRoutes, { services });
       await api.register(driftRoutes, { services });
       await api.register(assignmentRoutes, { services });
       api.get(

@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { ApprovalStatus } from '../../common/protocol.js';
 
-/** What happens to agents, for the hub (close links) and, later, the event bus and the live UI. */
+/** What happens to agents, for the hub (close links), the event bus and the live stream. */
 export interface AgentEventMap {
   enrolled: [nodeId: string];
+  /** A known node id presented another key; the link was refused. */
+  key_mismatch: [nodeId: string, seen: { pinned: string; presented: string; address: string | null }];
   status: [nodeId: string, status: ApprovalStatus];
   deleted: [nodeId: string];
   online: [nodeId: string];

@@ -1,5 +1,5 @@
 import { APPROVAL_TRANSITIONS, type ApprovalStatus, type Attributes } from '../../common/protocol.js';
-import { TAG_KEY_PATTERN, type Agent, type AgentListQuery, type TagSummary } from '../../common/schemas/agents.js';
+import { TAG_KEY_PATTERN, type Agent, type AgentMaintenance, type AgentListQuery, type TagSummary } from '../../common/schemas/agents.js';
 import type { List } from '../../common/schemas/shared.js';
 import { compileSelector, SelectorError } from '../../common/selector.js';
 import type { MetricsLatest } from '../../common/schemas/metrics.js';
@@ -51,6 +51,13 @@ export class AgentsService {
     private readonly metrics: MetricsLookup,
   ) {}
 
+  /** Which maintenance window covers an agent now (wired to MaintenanceService, which is built after this). */
+  private maintenanceFor: (nodeId: string, tags: Record<string, string>) => AgentMaintenance | null = () => null;
+
+  setMaintenanceLookup(lookup: (nodeId: string, tags: Record<string, string>) => AgentMaintenance | null): void {
+    this.maintenanceFor = lookup;
+  }
+
   require(nodeId: string): AgentRow {
     const row = this.repo.get(nodeId);
     if (!row) throw new NotFound(`agent ${nodeId} does not exist`, 'agent-not-found');
@@ -90,6 +97,7 @@ export class AgentsService {
       metrics: latest
         ? { ts: latest.sample.ts, cpu_percent: latest.sample.cpu_percent, mem_used: latest.sample.mem_used, mem_total: latest.sample.mem_total, load1: latest.sample.load1 }
         : null,
+      maintenance: this.maintenanceFor(row.node_id, tags),
     };
   }
 
@@ -144,6 +152,7 @@ export class AgentsService {
       return { outcome: 'ok', status: existing.status, created: false };
     })();
     if (result.outcome === 'ok' && result.created) this.events.emit('enrolled', req.node_id);
+    if (result.outcome === 'key_mismatch') this.events.emit('key_mismatch', req.node_id, { pinned: result.pinned, presented: req.key_fingerprint, address: req.address });
     return result;
   }
 

@@ -25,6 +25,13 @@ interface Rollout {
 }
 
 export class AssignmentsService {
+  /** Whether a maintenance window covers the agent now (wired to MaintenanceService.windowFor). */
+  private inMaintenance: (nodeId: string) => boolean = () => false;
+
+  setMaintenanceLookup(lookup: (nodeId: string) => unknown): void {
+    this.inMaintenance = (nodeId) => Boolean(lookup(nodeId));
+  }
+
   private readonly rollouts = new Map<string, Rollout>();
   private readonly batchOf = new Map<string, string>();
 
@@ -154,8 +161,7 @@ export class AssignmentsService {
     for (const nodeId of nodes) {
       const start = { nodeId, kind, modules, vars, trigger: 'assignment' as const, actor, assignment: name, batchId: batch.batch_id, fanOut: true };
       let op: OperationSummary;
-      if (kind === 'apply' && a.only_in_maintenance) {
-        // Maintenance windows come with notifications; until one exists none is open.
+      if (kind === 'apply' && a.only_in_maintenance && !this.inMaintenance(nodeId)) {
         op = this.operations.skip(start, 'outside_maintenance', 'the assignment applies only inside a maintenance window, and none is open for this agent');
       } else {
         try {

@@ -54,8 +54,27 @@ export class AuditService {
     private readonly settings: SettingsRepository,
   ) {}
 
+  private readonly recordedListeners: ((entry: AuditEntry) => void)[] = [];
+
+  /** Told of every recorded entry after it is stored (the event bus turns some into notifications). */
+  onRecorded(listener: (entry: AuditEntry) => void): void {
+    this.recordedListeners.push(listener);
+  }
+
   /** Appends one event to the hash chain; runs inside the caller's transaction when there is one. */
   record(entry: AuditEntry): number {
+    const id = this.append(entry);
+    for (const listener of this.recordedListeners) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure must not undo or fail what was audited; the bus logs its own errors.
+      }
+    }
+    return id;
+  }
+
+  private append(entry: AuditEntry): number {
     return this.db.transaction(() => {
       const prev = this.repo.lastHash() ?? this.settings.get<string>(ANCHOR_KEY, GENESIS_HASH);
       const event = {

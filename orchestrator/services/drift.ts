@@ -20,6 +20,8 @@ import { toWire, type ExpandedResource } from './template-expansion.js';
 export interface DriftEvents {
   /** A check found drift where the previous finished check of the agent found none. */
   detected: [record: DriftSummary];
+  /** A check found the agent in sync where the previous finished check found drift. */
+  resolved: [record: DriftSummary];
   checked: [record: DriftSummary];
 }
 
@@ -126,6 +128,7 @@ export class DriftService {
     const summary = this.summary(this.repo.get(row.drift_id)!);
     this.events.emit('checked', summary);
     if (summary.drifted && !(previous?.drifted === 1)) this.events.emit('detected', summary);
+    if (summary.status === 'done' && !summary.drifted && previous?.drifted === 1) this.events.emit('resolved', summary);
   }
 
   summary(row: DriftRow): DriftSummary {

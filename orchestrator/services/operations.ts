@@ -65,6 +65,8 @@ interface Prepared {
 }
 
 export interface OperationEvents {
+  /** Queued, then running: for the live stream. */
+  progress: [summary: OperationSummary];
   finished: [summary: OperationSummary];
 }
 
@@ -208,7 +210,9 @@ export class OperationsService {
     const go = () => void this.run(operationId, prepared, expectPlan);
     if (req.fanOut) this.held.set(operationId, go);
     else go();
-    return this.summary(this.repo.get(operationId)!);
+    const queued = this.summary(this.repo.get(operationId)!);
+    this.events.emit('progress', queued);
+    return queued;
   }
 
   private prepareOrRecord(req: StartOperation, record: (status: OperationStatus, code: string, message: string) => OperationSummary): Prepared | OperationSummary {
@@ -340,7 +344,11 @@ export class OperationsService {
           mask = revealed.mask;
           return { mode: row.kind, resources: toWire(revealed.resources), mask, ...(expectPlan !== undefined ? { expect_plan: expectPlan } : {}) };
         },
-        onStart: () => this.repo.start(operationId, new Date().toISOString()),
+        onStart: () => {
+          const started = this.repo.start(operationId, new Date().toISOString());
+          if (started) this.events.emit('progress', this.summary(this.repo.get(operationId)!));
+          return started;
+        },
         idleTimeoutMs: this.idleTimeoutMs(prepared.resources),
       });
     } catch (err) {
