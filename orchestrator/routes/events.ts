@@ -41,7 +41,16 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         'x-accel-buffering': 'no',
       });
       res.write('retry: 3000\n\n');
-      let ping: NodeJS.Timeout | undefined;
+      const ping = setInterval(() => {
+        // A signed-out, expired or removed operator's stream ends here at the latest.
+        if (!auth.authenticate(request.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '')) {
+          live.remove(connection);
+          connection.close();
+          return;
+        }
+        res.write(': ping\n\n');
+      }, PING_MS);
+      ping.unref();
       const connection: LiveConnection = {
         operatorId,
         role: session.operator.role,
@@ -57,16 +66,6 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       };
       live.add(connection);
       connection.send('hello', { unread_count: notifications.unreadCount(operatorId) });
-      ping = setInterval(() => {
-        // A signed-out, expired or removed operator's stream ends here at the latest.
-        if (!auth.authenticate(request.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '')) {
-          live.remove(connection);
-          connection.close();
-          return;
-        }
-        res.write(': ping\n\n');
-      }, PING_MS);
-      ping.unref();
       request.raw.on('close', () => {
         live.remove(connection);
         connection.close();
