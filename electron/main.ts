@@ -91,7 +91,15 @@ async function main(): Promise<void> {
   else console.warn(`corral: no local admin key: ${local.reason}. The window signs in like a browser (setup link or browser key).`);
 
   const masterKey = loadDesktopMasterKey(dataDir);
-  handle = await startBackend({ dataDir, http: false, adminKey: key?.publicKeyLine, masterKey, banner: true });
+  handle = await startBackend({
+    dataDir,
+    http: false,
+    adminKey: key?.publicKeyLine,
+    masterKey,
+    banner: true,
+    // The `desktop` notification channel: a native notice; clicking it brings the window up.
+    desktopNotifier: (notice) => notify({ title: notice.title, body: notice.body, urgent: notice.severity === 'critical' }, showWindow),
+  });
   if (!handle.tlsFingerprint) throw new Error('the orchestrator started without TLS; the desktop app needs its certificate');
   const origin = new URL(handle.url).origin;
   // Without a local key, the first admin is made through the one-time setup link.

@@ -1,4 +1,4 @@
-// Native notifications: the `desktop` notification channel will call this.
+// Native notifications: the `desktop` notification channel (through the orchestrator's desktopNotifier) and the shell's own notices.
 import { Notification } from 'electron';
 
 export interface DesktopNotice {

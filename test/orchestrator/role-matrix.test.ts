@@ -11,6 +11,11 @@ import { API_PREFIX, isBuilt, loadSpecRoutes, routeName, type SpecRoute } from '
 const PUBLIC = new Set(['GET /status', 'POST /auth/challenge', 'POST /auth/verify']);
 /** Reads a viewer may not make (DESIGN.md: viewers may not read terminal transcripts). */
 const VIEWER_DENIED_READS = new Set(['GET /terminal/session/{session_id}/transcript']);
+/**
+ * Writes a viewer may make: only their own read markers (docs/notifications.md says why
+ * this departs from DESIGN.md's "viewers only GET": they change nothing in the fleet).
+ */
+const VIEWER_OWN_WRITES = new Set(['POST /notifications/read-all', 'POST /notifications/{id}/read']);
 
 type Caller = 'none' | Role;
 
@@ -27,7 +32,7 @@ const tokens: Partial<Record<Role, string>> = {};
 
 /** Path parameters that name nothing that exists, so no call can destroy anything. */
 function concretePath(route: SpecRoute): string {
-  let p = route.path.replace(/\{([^}]+)\}/g, (_m, name: string) => `no-such-${name.replace(/_/g, '-')}`);
+  let p = route.path.replace(/\{([^}]+)\}/g, (_m, name: string) => (name === 'id' ? '00000000-0000-4000-8000-000000000000' : `no-such-${name.replace(/_/g, '-')}`));
   if (route.method === 'DELETE' && route.path === '/audit') p += '?before=1970-01-01T00:00:00.000Z'; // prunes nothing
   return p;
 }
@@ -60,6 +65,7 @@ function expected(route: SpecRoute, caller: Caller): { allowed: true } | { allow
   if (caller === 'none') return { allowed: false, status: 401 };
   if (route.adminOnly) return caller === 'admin' ? { allowed: true } : { allowed: false, status: 403, needs: 'admin' };
   if (route.method === 'GET' && !VIEWER_DENIED_READS.has(name)) return { allowed: true };
+  if (VIEWER_OWN_WRITES.has(name)) return { allowed: true };
   return caller === 'viewer' ? { allowed: false, status: 403, needs: 'operator' } : { allowed: true };
 }
 
