@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, DEFAULT_PORT, resolveConfig } from '../../orchestrator/config.js';
@@ -18,6 +18,26 @@ function yaml(text: string): void {
 }
 
 describe('resolveConfig', () => {
+  it('reads the shipped corral.yaml.example, whose values are the defaults', () => {
+    const example = readFileSync(path.join(import.meta.dirname, '..', '..', 'resources', 'corral.yaml.example'), 'utf8');
+    yaml('');
+    const defaults = resolveConfig({ dataDir }, {});
+    yaml(example.replace(/^bind: .*$/m, 'bind: 0.0.0.0'));
+    const fromExample = resolveConfig({ dataDir }, {});
+    assert.deepEqual(fromExample, defaults);
+    assert.equal(fromExample.offlineNotifyDelayS, 30);
+    assert.equal(fromExample.deliveryMaxAttempts, 12);
+  });
+
+  it('refuses delivery settings that cannot work, naming them', () => {
+    yaml('delivery_max_attempts: 0\n');
+    assert.throws(() => resolveConfig({ dataDir }, {}), (e: unknown) => e instanceof ConfigError && /delivery_max_attempts/.test(e.message));
+    yaml('delivery_retry_base_s: 60\ndelivery_retry_cap_s: 10\n');
+    assert.throws(() => resolveConfig({ dataDir }, {}), (e: unknown) => e instanceof ConfigError && /delivery_retry_cap_s/.test(e.message));
+    yaml('delivery_timeout_s: 900\n');
+    assert.throws(() => resolveConfig({ dataDir }, {}), (e: unknown) => e instanceof ConfigError && /delivery_timeout_s/.test(e.message));
+  });
+
   it('has the documented defaults', () => {
     yaml('');
     const c = resolveConfig({ dataDir }, {});
