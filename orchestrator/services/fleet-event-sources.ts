@@ -36,6 +36,8 @@ function hostname(agents: AgentsService, nodeId: string): string {
 export class OfflineAlerts {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private startupTimer: NodeJS.Timeout | undefined;
+  /** After stop() (the orchestrator closing its links and its database) nothing more is announced. */
+  private stopped = false;
 
   constructor(
     private readonly bus: EventBus,
@@ -46,7 +48,7 @@ export class OfflineAlerts {
   ) {}
 
   offline(nodeId: string, at = Date.now()): void {
-    if (!this.isAccepted(nodeId) || this.timers.has(nodeId)) return;
+    if (this.stopped || !this.isAccepted(nodeId) || this.timers.has(nodeId)) return;
     const timer = setTimeout(() => {
       this.timers.delete(nodeId);
       if (this.presence.isOnline(nodeId) || !this.isAccepted(nodeId) || this.repo.offlineNotice(nodeId)) return;
@@ -59,6 +61,7 @@ export class OfflineAlerts {
   online(nodeId: string): void {
     clearTimeout(this.timers.get(nodeId));
     this.timers.delete(nodeId);
+    if (this.stopped) return;
     const notice = this.repo.offlineNotice(nodeId);
     if (!notice || !this.repo.clearOfflineNotice(nodeId)) return;
     this.bus.raise({
@@ -86,6 +89,7 @@ export class OfflineAlerts {
   }
 
   stop(): void {
+    this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     clearTimeout(this.startupTimer);

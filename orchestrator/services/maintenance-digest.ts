@@ -33,7 +33,7 @@ export function summariseHeld(window: Pick<MaintenanceWindow, 'name' | 'selector
       offline.add(node);
       recovered.delete(node);
     } else if (e.kind === 'agent.online') {
-      if (offline.has(node)) recovered.add(node);
+      recovered.add(node); // also when its offline was announced before the window: it came back in it
     } else if (['drift.detected', 'drift.resolved', 'apply.failed', 'apply.succeeded', 'agent.key_mismatch'].includes(e.kind)) {
       if (!byKind.has(e.kind)) byKind.set(e.kind, new Set());
       byKind.get(e.kind)!.add(node);
