@@ -57,6 +57,10 @@ export class ApiHelper {
     return this.call<Agent>('POST', `/agents/${encodeURIComponent(nodeId)}`, { status });
   }
 
+  setTag(nodeId: string, key: string, value: string): Promise<unknown> {
+    return this.call('PUT', `/agents/${encodeURIComponent(nodeId)}/tags/${encodeURIComponent(key)}`, { value });
+  }
+
   getAgent(nodeId: string): Promise<Agent> {
     return this.call<Agent>('GET', `/agents/${encodeURIComponent(nodeId)}`);
   }

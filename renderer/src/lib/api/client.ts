@@ -41,6 +41,9 @@ import type {
   StateRunRequest,
 } from '../../../../common/schemas/state.js';
 import type { OpenTerminalRequest, OpenTerminalResponse, StreamControl, TerminalListQuery, TerminalSession } from '../../../../common/schemas/terminals.js';
+import type { Channel, ChannelCreate, ChannelUpdate, Delivery, DeliveryQuery, SendOutcome } from '../../../../common/schemas/channels.js';
+import type { Notification, NotificationList, NotificationQuery, ReadResult } from '../../../../common/schemas/events.js';
+import type { MaintenanceWindow, WindowCreate, WindowQuery, WindowUpdate } from '../../../../common/schemas/maintenance.js';
 import { API_PREFIX } from '../../../../common/version.js';
 import { ApiError, NetworkError, problemFrom } from './errors.js';
 
@@ -54,6 +57,20 @@ export type Discovery = Static<typeof DiscoverResponse>;
 export type ApprovalStatus = Agent['status'];
 export type {
   Agent,
+  Channel,
+  ChannelCreate,
+  ChannelUpdate,
+  Delivery,
+  DeliveryQuery,
+  MaintenanceWindow,
+  Notification,
+  NotificationList,
+  NotificationQuery,
+  ReadResult,
+  SendOutcome,
+  WindowCreate,
+  WindowQuery,
+  WindowUpdate,
   AgentListQuery,
   AgentOperationsQuery,
   Assignment,
@@ -101,6 +118,7 @@ type QueryValue = string | number | boolean | null | undefined;
 interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
+  signal?: AbortSignal;
 }
 
 export class ApiClient {
@@ -115,6 +133,14 @@ export class ApiClient {
     const response = await this.send(method, path, options);
     const text = response.status === 204 ? '' : await response.text();
     return (text ? parseBody(text) : undefined) as T;
+  }
+
+  /**
+   * An open text/event-stream answer (GET /events), for the caller to read from `body`;
+   * errors still arrive as ApiError. `signal` aborts the request and the stream.
+   */
+  stream(path: string, signal: AbortSignal): Promise<Response> {
+    return this.send('GET', path, { signal }, 'text/event-stream');
   }
 
   /** A non-JSON answer (a transcript file) as a Blob; errors still arrive as ApiError. */
@@ -137,8 +163,9 @@ export class ApiClient {
     }
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body, cache: 'no-store' });
+      response = await fetch(url, { method, headers, body, cache: 'no-store', signal: options.signal });
     } catch (err) {
+      if (options.signal?.aborted) throw err;
       throw new NetworkError(url.origin + url.pathname, err);
     }
     if (!response.ok) {
@@ -247,6 +274,27 @@ export class ApiClient {
   applyAssignment = (name: string, body: AssignmentRunRequest = {}) => this.request<BatchSummary>('POST', `/assignments/${encodeURIComponent(name)}/apply`, { body });
   planAssignment = (name: string, body: AssignmentRunRequest = {}) => this.request<BatchSummary>('POST', `/assignments/${encodeURIComponent(name)}/plan`, { body });
   getBatch = (batchId: string) => this.request<BatchSummary>('GET', `/state/batches/${encodeURIComponent(batchId)}`);
+
+  // notifications: the requesting operator's inbox
+  listNotifications = (query: NotificationQuery = {}) => this.request<NotificationList>('GET', '/notifications', { query });
+  markNotificationRead = (id: Notification['id']) => this.request<ReadResult>('POST', `/notifications/${encodeURIComponent(id)}/read`);
+  markAllNotificationsRead = () => this.request<ReadResult>('POST', '/notifications/read-all');
+
+  // channels: where notifications are delivered
+  listChannels = (query: ListParams = {}) => this.request<List<Channel>>('GET', '/channels', { query });
+  getChannel = (id: string) => this.request<Channel>('GET', `/channels/${encodeURIComponent(id)}`);
+  createChannel = (body: ChannelCreate) => this.request<Channel>('POST', '/channels', { body });
+  updateChannel = (id: string, body: ChannelUpdate) => this.request<Channel>('PUT', `/channels/${encodeURIComponent(id)}`, { body });
+  deleteChannel = (id: string) => this.request<void>('DELETE', `/channels/${encodeURIComponent(id)}`);
+  testChannel = (id: string) => this.request<SendOutcome>('POST', `/channels/${encodeURIComponent(id)}/test`);
+  listDeliveries = (id: string, query: DeliveryQuery = {}) => this.request<List<Delivery>>('GET', `/channels/${encodeURIComponent(id)}/deliveries`, { query });
+
+  // maintenance windows
+  listWindows = (query: WindowQuery = {}) => this.request<List<MaintenanceWindow>>('GET', '/maintenance-windows', { query });
+  getWindow = (id: string) => this.request<MaintenanceWindow>('GET', `/maintenance-windows/${encodeURIComponent(id)}`);
+  createWindow = (body: WindowCreate) => this.request<MaintenanceWindow>('POST', '/maintenance-windows', { body });
+  updateWindow = (id: string, body: WindowUpdate) => this.request<MaintenanceWindow>('PUT', `/maintenance-windows/${encodeURIComponent(id)}`, { body });
+  deleteWindow = (id: string) => this.request<void>('DELETE', `/maintenance-windows/${encodeURIComponent(id)}`);
 
   // discovery
   discover = (body: DiscoverRequest = {}) => this.request<Discovery>('POST', '/discover', { body });

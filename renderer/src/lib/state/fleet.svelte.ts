@@ -4,6 +4,7 @@ import { loadFleet } from '../services/agents.service.js';
 import { Poller } from '../utils/poller.js';
 import { selectorProblem } from '../utils/selector-check.js';
 import { FormErrors } from './form-errors.svelte.js';
+import { debounced, liveEvents } from './live-events.svelte.js';
 
 export type StatusTab = 'all' | ApprovalStatus;
 export type OnlineFilter = 'any' | 'online' | 'offline';
@@ -15,13 +16,22 @@ export interface FleetFilters {
   selector: string;
 }
 
-export const FLEET_REFRESH_MS = 5000;
+/**
+ * With the live stream up, `agent` and `maintenance` messages trigger a re-read; the slow
+ * timer only keeps the CPU and memory columns current (no message carries metrics).
+ */
+export const FLEET_METRICS_REFRESH_MS = 15_000;
+/** With the stream down: a slow fallback re-read until it is back. */
+export const FLEET_FALLBACK_REFRESH_MS = 30_000;
+/** Several agents changing at once make one re-read. */
+const LIVE_DEBOUNCE_MS = 300;
 
 /**
  * The Fleet page's list, kept fresh while the page is open: every agent matching the
  * online filter and selector (the server filters those), split by approval status here
- * so the status tabs can show counts from one request. The polling lives here and only
- * here; a pushed event stream replaces it later without touching the page.
+ * so the status tabs can show counts from one request. Live messages (`agent`: link up or
+ * down, status, tags, enrolled, deleted; `maintenance`: a window changed) re-read it, a
+ * burst of them once; a slow timer covers metrics and a stream that is down.
  */
 export class FleetState {
   /** Agents matching online + selector, every status. */
@@ -50,7 +60,10 @@ export class FleetState {
   readonly agents = $derived(this.filters.status === 'all' ? this.all : this.all.filter((a) => a.status === this.filters.status));
   readonly selectedAgents = $derived(this.agents.filter((a) => this.selected.has(a.node_id)));
 
-  private readonly poller = new Poller(() => this.load(), FLEET_REFRESH_MS);
+  private readonly poller = new Poller(() => this.load(), FLEET_FALLBACK_REFRESH_MS);
+  private readonly soon = debounced(() => void this.poller.now(), LIVE_DEBOUNCE_MS);
+  private unsubscribe: (() => void)[] = [];
+  private stopPace: (() => void) | undefined;
   /** The last read failed: later background failures stay quiet until one succeeds. */
   private failing = false;
   /** Bumped when the server-side filters change, so an answer to the old ones is dropped. */
@@ -58,10 +71,18 @@ export class FleetState {
 
   start(): void {
     this.poller.start();
+    this.unsubscribe = [liveEvents.on('agent', this.soon), liveEvents.on('maintenance', this.soon), liveEvents.on('hello', this.soon)];
+    this.stopPace = $effect.root(() => {
+      $effect(() => this.poller.setInterval(liveEvents.connected ? FLEET_METRICS_REFRESH_MS : FLEET_FALLBACK_REFRESH_MS));
+    });
   }
 
   stop(): void {
     this.poller.stop();
+    this.soon.cancel();
+    this.stopPace?.();
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
   }
 
   refresh(): Promise<void> {

@@ -5,7 +5,8 @@ type FieldError = Static<typeof ProblemFieldError>;
 
 /**
  * Field errors of one form, from a problem body's `errors[]`. Fields arrive as
- * "body.public_keys.0" or "querystring.since"; forms ask by "public_keys".
+ * "body.public_keys.0", "body.config.to[1]" or "querystring.since"; forms ask by
+ * "public_keys" or "config.to".
  */
 export class FormErrors {
   list = $state<FieldError[]>([]);
@@ -31,7 +32,7 @@ export class FormErrors {
     const messages = this.list
       .filter((e) => {
         const field = e.field.replace(/^(body|querystring|params)\.?/, '');
-        return field === name || field.startsWith(name + '.');
+        return field === name || field.startsWith(name + '.') || field.startsWith(name + '[');
       })
       .map((e) => e.message);
     const unique = messages.filter((m, i) => messages.indexOf(m) === i);

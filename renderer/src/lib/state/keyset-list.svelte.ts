@@ -50,6 +50,11 @@ export class KeysetList<T, F, Q> {
     this.poller.stop();
   }
 
+  /** Changes how often it re-reads (slower while live messages say when to). */
+  protected setRefreshMs(ms: number): void {
+    this.poller.setInterval(ms);
+  }
+
   refresh(): Promise<void> {
     this.failing = false;
     return this.poller.now();

@@ -2,8 +2,12 @@ import type { OperationKind, OperationStatus } from '../../../../common/schemas/
 import type { OperationsQuery, OperationSummary } from '../api/client.js';
 import { loadOperations, OPERATIONS_PAGE_SIZE } from '../services/state.service.js';
 import { KeysetList } from './keyset-list.svelte.js';
+import { debounced, liveEvents } from './live-events.svelte.js';
 
+/** Without the live stream: re-read this often. */
 export const OPERATIONS_REFRESH_MS = 5000;
+/** With it, `operation` messages trigger re-reads; this only catches anything missed. */
+const OPERATIONS_LIVE_REFRESH_MS = 30_000;
 
 export interface OperationFilters {
   node: string;
@@ -23,8 +27,13 @@ function same(a: OperationFilters, b: OperationFilters): boolean {
 /**
  * A list of operations, most recent first, refreshed while the page is visible: the
  * whole fleet's (Operations page) or one agent's (`nodeId`, the agent's Operations tab).
+ * An `operation` live message (queued, running, finished) re-reads it.
  */
 export class OperationListState extends KeysetList<OperationSummary, OperationFilters, OperationsQuery> {
+  private readonly soon = debounced(() => void this.refresh(), 300);
+  private unsubscribe: (() => void) | undefined;
+  private stopPace: (() => void) | undefined;
+
   constructor(readonly nodeId?: string) {
     super({
       pageSize: OPERATIONS_PAGE_SIZE,
@@ -41,5 +50,22 @@ export class OperationListState extends KeysetList<OperationSummary, OperationFi
       read: (query, options) => loadOperations(query, nodeId, options),
       key: (o) => o.operation_id,
     });
+  }
+
+  override start(): void {
+    super.start();
+    this.unsubscribe = liveEvents.on('operation', (m) => {
+      if (this.nodeId === undefined || m.node_id === this.nodeId) this.soon();
+    });
+    this.stopPace = $effect.root(() => {
+      $effect(() => this.setRefreshMs(liveEvents.connected ? OPERATIONS_LIVE_REFRESH_MS : OPERATIONS_REFRESH_MS));
+    });
+  }
+
+  override stop(): void {
+    super.stop();
+    this.soon.cancel();
+    this.unsubscribe?.();
+    this.stopPace?.();
   }
 }

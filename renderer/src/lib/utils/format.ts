@@ -93,3 +93,12 @@ export function formatOs(attributes: { os: string | null; distribution: string |
   const distro = [attributes.distribution ? distributionName(attributes.distribution) : null, attributes.distribution_version].filter(Boolean).join(' ');
   return distro || (attributes.os ? distributionName(attributes.os) : '—');
 }
+
+const timeOnly = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const dayAndTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+/** "15:00" today, "Mar 4, 15:00" on another day. */
+export function formatShortTime(iso: string, now = Date.now()): string {
+  const date = new Date(iso);
+  return date.toDateString() === new Date(now).toDateString() ? timeOnly.format(date) : dayAndTime.format(date);
+}

@@ -1,18 +1,29 @@
 /**
  * Runs a task now and then every `intervalMs` while the page is visible
  * (document.visibilityState), never two runs at once. A hidden tab makes no
- * requests; coming back runs the task at once. Live views use one of these
- * until the orchestrator pushes events (a later SSE stream replaces it).
+ * requests; coming back runs the task at once. Views fed by the live event stream
+ * keep one as a slow fallback (setInterval changes the pace).
  */
 export class Poller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running = false;
   private busy: Promise<void> | null = null;
+  /** When the last run finished (ms since the epoch), undefined before the first. */
+  private lastRun: number | undefined;
 
   constructor(
     private readonly task: () => Promise<void>,
-    private readonly intervalMs: number,
+    private intervalMs: number,
   ) {}
+
+  /** Changes the pace: the next run comes `intervalMs` after the last one finished (a first run is not delayed). */
+  setInterval(intervalMs: number): void {
+    if (intervalMs === this.intervalMs) return;
+    this.intervalMs = intervalMs;
+    if (this.running && this.timer !== undefined && this.lastRun !== undefined && !this.busy) {
+      this.schedule(Math.max(0, this.lastRun + intervalMs - Date.now()));
+    }
+  }
 
   get active(): boolean {
     return this.running;
@@ -36,6 +47,7 @@ export class Poller {
   async now(): Promise<void> {
     clearTimeout(this.timer);
     await this.run();
+    this.lastRun = Date.now();
     this.schedule(this.intervalMs);
   }
 
