@@ -1,7 +1,7 @@
 import type { Agent, AgentAttributes } from '../api/client.js';
 import { loadAgent, loadAttributes } from '../services/agents.service.js';
 import { Poller } from '../utils/poller.js';
-import { debounced, liveEvents } from './live-events.svelte.js';
+import { followLive, liveEvents } from './live-events.svelte.js';
 
 export const AGENT_REFRESH_MS = 5000;
 /** Attributes change rarely; they are read again every this many refreshes (and until the agent has sent any). */
@@ -18,8 +18,7 @@ export class AgentState {
 
   private readonly poller = new Poller(() => this.load(), AGENT_REFRESH_MS);
   /** Its own live messages (and maintenance windows changing) show at once, not at the next read. */
-  private readonly soon = debounced(() => void this.poller.now(), 300);
-  private unsubscribe: (() => void)[] = [];
+  private stopLive: (() => void) | undefined;
   private failing = false;
   private reads = 0;
 
@@ -27,19 +26,21 @@ export class AgentState {
 
   start(): void {
     this.poller.start();
-    this.unsubscribe = [
-      liveEvents.on('agent', (m) => {
-        if (m.node_id === this.nodeId) this.soon();
-      }),
-      liveEvents.on('maintenance', this.soon),
-    ];
+    this.stopLive = followLive({
+      triggers: [
+        (soon) =>
+          liveEvents.on('agent', (m) => {
+            if (m.node_id === this.nodeId) soon();
+          }),
+        (soon) => liveEvents.on('maintenance', soon),
+      ],
+      refresh: () => void this.poller.now(),
+    });
   }
 
   stop(): void {
     this.poller.stop();
-    this.soon.cancel();
-    for (const off of this.unsubscribe) off();
-    this.unsubscribe = [];
+    this.stopLive?.();
   }
 
   refresh(): Promise<void> {

@@ -4,7 +4,7 @@ import { loadFleet } from '../services/agents.service.js';
 import { Poller } from '../utils/poller.js';
 import { selectorProblem } from '../utils/selector-check.js';
 import { FormErrors } from './form-errors.svelte.js';
-import { debounced, liveEvents } from './live-events.svelte.js';
+import { followLive, liveEvents } from './live-events.svelte.js';
 
 export type StatusTab = 'all' | ApprovalStatus;
 export type OnlineFilter = 'any' | 'online' | 'offline';
@@ -23,8 +23,6 @@ export interface FleetFilters {
 export const FLEET_METRICS_REFRESH_MS = 15_000;
 /** With the stream down: a slow fallback re-read until it is back. */
 export const FLEET_FALLBACK_REFRESH_MS = 30_000;
-/** Several agents changing at once make one re-read. */
-const LIVE_DEBOUNCE_MS = 300;
 
 /**
  * The Fleet page's list, kept fresh while the page is open: every agent matching the
@@ -61,9 +59,7 @@ export class FleetState {
   readonly selectedAgents = $derived(this.agents.filter((a) => this.selected.has(a.node_id)));
 
   private readonly poller = new Poller(() => this.load(), FLEET_FALLBACK_REFRESH_MS);
-  private readonly soon = debounced(() => void this.poller.now(), LIVE_DEBOUNCE_MS);
-  private unsubscribe: (() => void)[] = [];
-  private stopPace: (() => void) | undefined;
+  private stopLive: (() => void) | undefined;
   /** The last read failed: later background failures stay quiet until one succeeds. */
   private failing = false;
   /** Bumped when the server-side filters change, so an answer to the old ones is dropped. */
@@ -71,18 +67,16 @@ export class FleetState {
 
   start(): void {
     this.poller.start();
-    this.unsubscribe = [liveEvents.on('agent', this.soon), liveEvents.on('maintenance', this.soon), liveEvents.on('hello', this.soon)];
-    this.stopPace = $effect.root(() => {
-      $effect(() => this.poller.setInterval(liveEvents.connected ? FLEET_METRICS_REFRESH_MS : FLEET_FALLBACK_REFRESH_MS));
+    this.stopLive = followLive({
+      triggers: [(soon) => liveEvents.on('agent', soon), (soon) => liveEvents.on('maintenance', soon), (soon) => liveEvents.on('hello', soon)],
+      refresh: () => void this.poller.now(),
+      pace: { set: (ms) => this.poller.setInterval(ms), liveMs: FLEET_METRICS_REFRESH_MS, fallbackMs: FLEET_FALLBACK_REFRESH_MS },
     });
   }
 
   stop(): void {
     this.poller.stop();
-    this.soon.cancel();
-    this.stopPace?.();
-    for (const off of this.unsubscribe) off();
-    this.unsubscribe = [];
+    this.stopLive?.();
   }
 
   refresh(): Promise<void> {

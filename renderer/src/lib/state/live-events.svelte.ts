@@ -184,3 +184,33 @@ export function debounced(task: () => void, delayMs: number): { (): void; cancel
   run.cancel = () => clearTimeout(timer);
   return run;
 }
+
+export interface FollowLiveOptions {
+  /** Subscriptions that call `soon` when a message concerns the view; each returns its unsubscribe. */
+  triggers: ((soon: () => void) => () => void)[];
+  /** Re-reads the view. */
+  refresh: () => void;
+  /** Pace of the view's own poll: `liveMs` while the stream is up, `fallbackMs` while it is down. */
+  pace?: { set: (ms: number) => void; liveMs: number; fallbackMs: number };
+  debounceMs?: number;
+}
+
+/**
+ * Keeps a view fresh from the live stream: a re-read soon after a message that concerns
+ * it (a burst makes one), and a slower poll while the stream is up. Returns the stop.
+ */
+export function followLive(options: FollowLiveOptions): () => void {
+  const soon = debounced(options.refresh, options.debounceMs ?? 300);
+  const unsubscribe = options.triggers.map((subscribe) => subscribe(soon));
+  const pace = options.pace;
+  const stopPace = pace
+    ? $effect.root(() => {
+        $effect(() => pace.set(liveEvents.connected ? pace.liveMs : pace.fallbackMs));
+      })
+    : undefined;
+  return () => {
+    soon.cancel();
+    stopPace?.();
+    for (const off of unsubscribe) off();
+  };
+}

@@ -1,7 +1,7 @@
 import type { MaintenanceWindow } from '../api/client.js';
 import { loadWindows } from '../services/maintenance.service.js';
 import { Poller } from '../utils/poller.js';
-import { debounced, liveEvents } from './live-events.svelte.js';
+import { followLive, liveEvents } from './live-events.svelte.js';
 
 /** Windows start and end by the clock; the server pushes `maintenance` when they do. This re-read covers a stream that is down. */
 const FALLBACK_REFRESH_MS = 30_000;
@@ -14,24 +14,20 @@ export class MaintenanceState {
   loading = $state(false);
 
   private readonly poller = new Poller(() => this.load(), FALLBACK_REFRESH_MS);
-  private readonly soon = debounced(() => void this.refresh(), 300);
-  private unsubscribe: (() => void)[] = [];
-  private stopPace: (() => void) | undefined;
+  private stopLive: (() => void) | undefined;
 
   start(): void {
     this.poller.start();
-    this.unsubscribe = [liveEvents.on('maintenance', this.soon), liveEvents.on('hello', this.soon)];
-    this.stopPace = $effect.root(() => {
-      $effect(() => this.poller.setInterval(liveEvents.connected ? LIVE_REFRESH_MS : FALLBACK_REFRESH_MS));
+    this.stopLive = followLive({
+      triggers: [(soon) => liveEvents.on('maintenance', soon), (soon) => liveEvents.on('hello', soon)],
+      refresh: () => void this.refresh(),
+      pace: { set: (ms) => this.poller.setInterval(ms), liveMs: LIVE_REFRESH_MS, fallbackMs: FALLBACK_REFRESH_MS },
     });
   }
 
   stop(): void {
     this.poller.stop();
-    this.soon.cancel();
-    this.stopPace?.();
-    for (const off of this.unsubscribe) off();
-    this.unsubscribe = [];
+    this.stopLive?.();
   }
 
   refresh(): Promise<void> {

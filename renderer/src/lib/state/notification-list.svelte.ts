@@ -2,7 +2,7 @@ import type { EventKind, Severity } from '../../../../common/schemas/events.js';
 import type { Notification as InboxItem, NotificationQuery } from '../api/client.js';
 import { loadNotifications } from '../services/notifications.service.js';
 import { KeysetList } from './keyset-list.svelte.js';
-import { debounced, liveEvents } from './live-events.svelte.js';
+import { followLive, liveEvents } from './live-events.svelte.js';
 
 export const NOTIFICATIONS_PAGE_SIZE = 50;
 /** New notifications arrive over the stream; this slow re-read only covers a stream that is down. */
@@ -19,8 +19,7 @@ export const NO_NOTIFICATION_FILTERS: NotificationFilters = { unreadOnly: false,
 
 /** The Notifications page's inbox: filtered, paged, re-read when the stream says something changed. */
 export class NotificationListState extends KeysetList<InboxItem, NotificationFilters, NotificationQuery> {
-  private unsubscribe: (() => void)[] = [];
-  private readonly soon = debounced(() => void this.refresh(), 300);
+  private stopLive: (() => void) | undefined;
 
   constructor() {
     super({
@@ -36,14 +35,15 @@ export class NotificationListState extends KeysetList<InboxItem, NotificationFil
 
   override start(): void {
     super.start();
-    this.unsubscribe = [liveEvents.on('notification', this.soon), liveEvents.on('unread', this.soon), liveEvents.on('hello', this.soon)];
+    this.stopLive = followLive({
+      triggers: [(soon) => liveEvents.on('notification', soon), (soon) => liveEvents.on('unread', soon), (soon) => liveEvents.on('hello', soon)],
+      refresh: () => void this.refresh(),
+    });
   }
 
   override stop(): void {
     super.stop();
-    this.soon.cancel();
-    for (const off of this.unsubscribe) off();
-    this.unsubscribe = [];
+    this.stopLive?.();
   }
 
   /** Shows a notification as read at once (the unread-only view drops it on the next read). */

@@ -2,7 +2,7 @@ import type { OperationKind, OperationStatus } from '../../../../common/schemas/
 import type { OperationsQuery, OperationSummary } from '../api/client.js';
 import { loadOperations, OPERATIONS_PAGE_SIZE } from '../services/state.service.js';
 import { KeysetList } from './keyset-list.svelte.js';
-import { debounced, liveEvents } from './live-events.svelte.js';
+import { followLive, liveEvents } from './live-events.svelte.js';
 
 /** Without the live stream: re-read this often. */
 export const OPERATIONS_REFRESH_MS = 5000;
@@ -30,9 +30,7 @@ function same(a: OperationFilters, b: OperationFilters): boolean {
  * An `operation` live message (queued, running, finished) re-reads it.
  */
 export class OperationListState extends KeysetList<OperationSummary, OperationFilters, OperationsQuery> {
-  private readonly soon = debounced(() => void this.refresh(), 300);
-  private unsubscribe: (() => void) | undefined;
-  private stopPace: (() => void) | undefined;
+  private stopLive: (() => void) | undefined;
 
   constructor(readonly nodeId?: string) {
     super({
@@ -54,18 +52,20 @@ export class OperationListState extends KeysetList<OperationSummary, OperationFi
 
   override start(): void {
     super.start();
-    this.unsubscribe = liveEvents.on('operation', (m) => {
-      if (this.nodeId === undefined || m.node_id === this.nodeId) this.soon();
-    });
-    this.stopPace = $effect.root(() => {
-      $effect(() => this.setRefreshMs(liveEvents.connected ? OPERATIONS_LIVE_REFRESH_MS : OPERATIONS_REFRESH_MS));
+    this.stopLive = followLive({
+      triggers: [
+        (soon) =>
+          liveEvents.on('operation', (m) => {
+            if (this.nodeId === undefined || m.node_id === this.nodeId) soon();
+          }),
+      ],
+      refresh: () => void this.refresh(),
+      pace: { set: (ms) => this.setRefreshMs(ms), liveMs: OPERATIONS_LIVE_REFRESH_MS, fallbackMs: OPERATIONS_REFRESH_MS },
     });
   }
 
   override stop(): void {
     super.stop();
-    this.soon.cancel();
-    this.unsubscribe?.();
-    this.stopPace?.();
+    this.stopLive?.();
   }
 }
