@@ -45,6 +45,8 @@ import { ChannelsService } from './services/channels.js';
 import { DeliveryQueue } from './services/delivery-queue.js';
 import { MaintenanceService } from './services/maintenance.js';
 import { summariseHeld } from './services/maintenance-digest.js';
+import type { MaintenanceWindow } from '../common/schemas/maintenance.js';
+import type { FleetEvent } from '../common/schemas/events.js';
 import { LiveStream } from './services/live-stream.js';
 import { OfflineAlerts, agentEventSource, auditEventSource, driftEventSource, operationEventSource } from './services/fleet-event-sources.js';
 import { HttpError } from './http/errors.js';
@@ -172,15 +174,10 @@ function wireEvents(
   const live = new LiveStream();
   const native = embedder.desktopNotifier;
   deliveries.setDesktop({ native: native ? (n) => native({ title: n.title, body: n.body, severity: n.severity }) : undefined, browsers: (n) => live.desktop(n) });
-  const maintenance = new MaintenanceService(new MaintenanceRepository(db), s.agents, bus);
+  const summarise = (window: MaintenanceWindow, held: FleetEvent[]) => summariseHeld(window, held, (nodeId) => s.presence.isOnline(nodeId));
+  const maintenance = new MaintenanceService(new MaintenanceRepository(db), s.agents, bus, { held: (windowId) => eventsRepo.heldBy(windowId).map(eventFromRow), summarise });
   bus.setHoldLookup((nodeId) => maintenance.windowFor(nodeId));
-  maintenance.setDigest(
-    (windowId) => eventsRepo.heldBy(windowId).map(eventFromRow),
-    (window, held) => summariseHeld(window, held, (nodeId) => s.presence.isOnline(nodeId)),
-  );
-  maintenance.events.on('ended', (window, announcement, held) =>
-    deliveries.enqueueDigest(window, announcement, held, (w, events) => summariseHeld(w, events, (nodeId) => s.presence.isOnline(nodeId))),
-  );
+  maintenance.events.on('ended', (window, announcement, held) => deliveries.enqueueDigest(window, announcement, held, summarise));
 
   // Sources -> bus.
   const offlineAlerts = new OfflineAlerts(bus, eventsRepo, s.agents, s.presence, config.offlineNotifyDelayS * 1000);

@@ -104,6 +104,11 @@ export const CHANNEL_SECRET_FIELDS: Record<ChannelType, readonly string[]> = {
 export const SetMarker = Type.Object({ set: Type.Literal(true) }, { additionalProperties: false });
 export type SetMarker = Static<typeof SetMarker>;
 
+/** True for exactly {"set": true}: how a stored credential reads back, and how a PUT says "keep it". */
+export function isSetMarker(value: unknown): value is SetMarker {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { set?: unknown }).set === true && Object.keys(value).length === 1;
+}
+
 export const ChannelId = Type.String({ format: 'uuid' });
 export const ChannelName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
 

@@ -61,5 +61,3 @@ export const WindowQuery = Type.Object(
   { additionalProperties: false },
 );
 export type WindowQuery = Static<typeof WindowQuery>;
-
-export { AgentMaintenance } from './agents.js';

@@ -48,6 +48,7 @@ export class ChannelsRepository {
   private readonly getStmt;
   private readonly byNameStmt;
   private readonly allStmt;
+  private readonly pageStmt;
   private readonly deleteStmt;
   private readonly enqueueStmt;
   private readonly dueStmt;
@@ -73,6 +74,7 @@ export class ChannelsRepository {
     this.getStmt = db.prepare<[string], ChannelRow>('SELECT * FROM channels WHERE id = ?');
     this.byNameStmt = db.prepare<[string], ChannelRow>('SELECT * FROM channels WHERE name = ?');
     this.allStmt = db.prepare<[], ChannelRow>('SELECT * FROM channels ORDER BY name, id');
+    this.pageStmt = db.prepare<[string, number], ChannelRow>('SELECT * FROM channels WHERE name > ? ORDER BY name LIMIT ?');
     this.deleteStmt = db.prepare<[string]>('DELETE FROM channels WHERE id = ?');
     this.enqueueStmt = db.prepare(
       `INSERT INTO deliveries (channel_id, kind, event_ids, title, message, status, attempts, next_attempt_at, created_at)
@@ -119,6 +121,11 @@ export class ChannelsRepository {
 
   all(): ChannelRow[] {
     return this.allStmt.all();
+  }
+
+  /** By name (unique), after `afterName`. */
+  page(afterName: string, limit: number): ChannelRow[] {
+    return this.pageStmt.all(afterName, limit);
   }
 
   delete(id: string): boolean {

@@ -39,7 +39,6 @@ export class EventsRepository {
   private readonly readAllStmt;
   private readonly oneStmt;
   private readonly heldStmt;
-  private readonly eventStmt;
   private readonly pruneStmt;
   private readonly insertOfflineStmt;
   private readonly offlineStmt;
@@ -51,9 +50,9 @@ export class EventsRepository {
        VALUES (@id, @kind, @severity, @title, @body, @node_id, @operation_id, @window_id, @held, @actor, @created_at)`,
     );
     // One row per operator whose role may see the kind; operators added later start with an empty inbox.
-    this.fanOutStmt = db.prepare<[string, string, string, string, string]>(
+    this.fanOutStmt = db.prepare<[string, string, string, string, string], { operator_id: string }>(
       `INSERT INTO notifications (operator_id, event_id, created_at)
-       SELECT operator_id, ?, ? FROM operators WHERE role IN (?, ?, ?)`,
+       SELECT operator_id, ?, ? FROM operators WHERE role IN (?, ?, ?) RETURNING operator_id`,
     );
     this.unreadStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM notifications WHERE operator_id = ? AND read_at IS NULL');
     this.readOneStmt = db.prepare<[string, string, string]>('UPDATE notifications SET read_at = ? WHERE operator_id = ? AND event_id = ? AND read_at IS NULL');
@@ -62,29 +61,19 @@ export class EventsRepository {
       `SELECT e.*, n.read_at FROM notifications n JOIN events e ON e.id = n.event_id WHERE n.operator_id = ? AND n.event_id = ?`,
     );
     this.heldStmt = db.prepare<[string], EventRow>('SELECT * FROM events WHERE window_id = ? AND held = 1 ORDER BY created_at, id');
-    this.eventStmt = db.prepare<[string], EventRow>('SELECT * FROM events WHERE id = ?');
     this.pruneStmt = db.prepare<[string]>('DELETE FROM events WHERE created_at < ?');
     this.insertOfflineStmt = db.prepare<[string, string, string]>('INSERT OR REPLACE INTO offline_alerts (node_id, offline_at, notified_at) VALUES (?, ?, ?)');
     this.offlineStmt = db.prepare<[string], { offline_at: string; notified_at: string }>('SELECT offline_at, notified_at FROM offline_alerts WHERE node_id = ?');
     this.clearOfflineStmt = db.prepare<[string]>('DELETE FROM offline_alerts WHERE node_id = ?');
   }
 
-  /** Stores the event and one unread notification per operator of the given roles, in one transaction. */
-  insert(row: EventRow, roles: readonly Role[]): void {
+  /** Stores the event and one unread notification per operator of the given roles, in one transaction; answers who got one. */
+  insert(row: EventRow, roles: readonly Role[]): string[] {
     const [a, b, c] = [roles[0], roles[1] ?? roles[0], roles[2] ?? roles[0]] as [Role, Role, Role];
-    this.db.transaction(() => {
+    return this.db.transaction(() => {
       this.insertEventStmt.run(row);
-      this.fanOutStmt.run(row.id, row.created_at, a, b, c);
+      return this.fanOutStmt.all(row.id, row.created_at, a, b, c).map((r) => r.operator_id);
     })();
-  }
-
-  /** Operators who got a notification of this event. */
-  recipients(eventId: string): string[] {
-    return this.db.prepare<[string], { operator_id: string }>('SELECT operator_id FROM notifications WHERE event_id = ?').all(eventId).map((r) => r.operator_id);
-  }
-
-  event(id: string): EventRow | undefined {
-    return this.eventStmt.get(id);
   }
 
   inbox(operatorId: string, f: InboxFilter): NotificationRow[] {

@@ -43,7 +43,7 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       res.write('retry: 3000\n\n');
       const ping = setInterval(() => {
         // A signed-out, expired or removed operator's stream ends here at the latest.
-        if (!auth.authenticate(request.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '')) {
+        if (!auth.isCurrent(session)) {
           live.remove(connection);
           connection.close();
           return;
@@ -53,7 +53,6 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       ping.unref();
       const connection: LiveConnection = {
         operatorId,
-        role: session.operator.role,
         send<T extends LiveEventType>(type: T, data: LiveEventMap[T]): boolean {
           if (res.destroyed || res.writableEnded) return false;
           res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);

@@ -121,6 +121,11 @@ export class AuthService {
     return { operator, tokenHash, keyFingerprint: session.key_fingerprint, expiresAt: session.expires_at };
   }
 
+  /** Whether a session authenticated earlier still holds: not signed out or expired, its operator not removed. */
+  isCurrent(session: Authenticated, now = Date.now()): boolean {
+    return this.sessions.findSession(session.tokenHash, now) !== undefined && this.operators.find(session.operator.operator_id) !== undefined;
+  }
+
   logout(tokenHash: string): void {
     this.sessions.endSession(tokenHash);
   }

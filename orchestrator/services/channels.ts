@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Channel, ChannelCreate, ChannelType, ChannelUpdate, Delivery, DeliveryQuery, SendOutcome } from '../../common/schemas/channels.js';
+import type { Channel, ChannelCreate, ChannelType, ChannelUpdate, Delivery, DeliveryQuery } from '../../common/schemas/channels.js';
 import type { EventKind, FleetEvent, Severity } from '../../common/schemas/events.js';
 import { severityAtLeast } from '../../common/schemas/events.js';
 import type { List } from '../../common/schemas/shared.js';
@@ -57,11 +57,10 @@ export class ChannelsService {
 
   list(q: { limit?: number; cursor?: string }): List<Channel> {
     const limit = q.limit ?? 100;
-    const after = q.cursor === undefined ? undefined : String(decodeCursor(q.cursor, 'id'));
-    const all = this.repo.all();
-    const start = after === undefined ? 0 : all.findIndex((r) => r.id === after) + 1;
-    const page = all.slice(start, start + limit);
-    return { items: page.map((r) => this.toChannel(r)), next_cursor: start + limit < all.length && page.length ? encodeCursor({ id: page[page.length - 1]!.id }) : null };
+    const after = q.cursor === undefined ? '' : String(decodeCursor(q.cursor, 'name'));
+    const rows = this.repo.page(after, limit + 1);
+    const page = rows.slice(0, limit);
+    return { items: page.map((r) => this.toChannel(r)), next_cursor: rows.length > limit ? encodeCursor({ name: page[page.length - 1]!.name }) : null };
   }
 
   get(id: string): Channel {
@@ -218,5 +217,3 @@ export class ChannelsService {
     };
   }
 }
-
-export type { SendOutcome };

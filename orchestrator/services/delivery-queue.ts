@@ -2,7 +2,7 @@ import { SEVERITIES, type FleetEvent, type Severity } from '../../common/schemas
 import type { MaintenanceWindow } from '../../common/schemas/maintenance.js';
 import type { SendOutcome } from '../../common/schemas/channels.js';
 import type { ChannelsRepository, DeliveryRow } from '../repositories/channels.js';
-import { renderMessage } from './channels/message-template.js';
+import { eventTemplateFields, renderMessage } from './channels/message-template.js';
 import type { ChannelMessage, DesktopOutlet } from './channels/provider.js';
 import { sendThrough } from './channels/registry.js';
 import { channelAccepts, type ChannelsService, type LoadedChannel } from './channels.js';
@@ -102,7 +102,7 @@ export class DeliveryQueue {
       if (!wanted.length && !channelAccepts(channel, announcement)) continue;
       const digest = summarise(window, wanted);
       const events = [announcement, ...wanted];
-      const message = this.message(channel, 'digest', events, digest, maxSeverity([announcement, ...wanted]));
+      const message = this.message(channel, 'digest', events, digest);
       this.insert(channel, 'digest', events, message, new Date().toISOString());
     }
     this.pump();
@@ -110,9 +110,8 @@ export class DeliveryQueue {
 
   /** Sends a test message through the channel now, records it in its history, and answers the outcome. */
   async test(channelId: string): Promise<SendOutcome> {
-    const channel = this.channels.load(channelId);
-    if (!channel) this.channels.require(channelId);
-    const c = channel!;
+    this.channels.require(channelId); // 404 channel-not-found
+    const c = this.channels.load(channelId)!;
     const message = this.message(c, 'test', [], {
       title: 'Corral test message',
       body: `If you can read this, the ${c.type} channel "${c.name}" works.`,
@@ -148,22 +147,27 @@ export class DeliveryQueue {
     return `${base}/#/notifications`;
   }
 
-  private message(channel: LoadedChannel, kind: ChannelMessage['kind'], events: FleetEvent[], text: { title: string; body: string }, severity = maxSeverity(events)): StoredMessage {
+  private message(channel: LoadedChannel, kind: ChannelMessage['kind'], events: FleetEvent[], text: { title: string; body: string }): StoredMessage {
+    const severity = maxSeverity(events);
     const first = events[0];
     const link = this.link(events);
     const created_at = new Date().toISOString();
-    const rendered = renderMessage(channel.template, {
-      kind: kind === 'test' ? 'test' : events.length === 1 && first ? first.kind : kind === 'digest' ? 'maintenance.ended' : 'batch',
-      severity,
-      title: text.title,
-      body: text.body,
-      node_id: events.length === 1 ? (first?.node_id ?? '') : '',
-      operation_id: events.length === 1 ? (first?.operation_id ?? '') : '',
-      time: first?.created_at ?? created_at,
-      link: link ?? '',
-      channel: channel.name,
-    });
-    return { kind, severity, title: text.title, text: rendered, events, link, channel: channel.name, created_at };
+    // One event fills every placeholder from itself; a batch, a digest or a test has no single node or operation.
+    const fields =
+      kind === 'event' && events.length === 1 && first
+        ? eventTemplateFields(first, { link, channel: channel.name })
+        : {
+            kind: kind === 'event' ? 'batch' : kind === 'digest' ? 'maintenance.ended' : 'test',
+            severity,
+            title: text.title,
+            body: text.body,
+            node_id: '',
+            operation_id: '',
+            time: first?.created_at ?? created_at,
+            link: link ?? '',
+            channel: channel.name,
+          };
+    return { kind, severity, title: text.title, text: renderMessage(channel.template, fields), events, link, channel: channel.name, created_at };
   }
 
   /** Several queued events of a channel go out as one message. */
@@ -244,5 +248,3 @@ export class DeliveryQueue {
     }
   }
 }
-
-export type { MaintenanceWindow };

@@ -77,9 +77,8 @@ export class EventBus {
       actor: e.actor ?? null,
       created_at: new Date().toISOString(),
     };
-    this.repo.insert(row, ROLES.filter((role) => roleAllows(role, info.audience)));
+    const recipients = this.repo.insert(row, ROLES.filter((role) => roleAllows(role, info.audience)));
     const event = eventFromRow(row);
-    const recipients = this.repo.recipients(row.id);
     // A failing listener must not fail the source (an agent's link, an apply): it is logged.
     for (const listener of this.events.listeners('raised')) {
       try {

@@ -1,11 +1,9 @@
 import type { LiveEventMap, LiveEventType } from '../../common/schemas/events.js';
-import type { Role } from '../../common/auth.js';
 import type { DesktopNotice } from './channels/provider.js';
 
 /** One open /api/v1/events response. */
 export interface LiveConnection {
   operatorId: string;
-  role: Role;
   /** Writes one server-sent event; false when the socket is gone. */
   send<T extends LiveEventType>(type: T, data: LiveEventMap[T]): boolean;
   close(): void;
@@ -29,10 +27,6 @@ export class LiveStream {
 
   remove(connection: LiveConnection): void {
     this.connections.delete(connection);
-  }
-
-  count(): number {
-    return this.connections.size;
   }
 
   countFor(operatorId: string): number {

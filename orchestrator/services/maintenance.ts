@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { List } from '../../common/schemas/shared.js';
-import type { AgentMaintenance, MaintenanceWindow, WindowCreate, WindowQuery, WindowStatus, WindowUpdate } from '../../common/schemas/maintenance.js';
+import type { AgentMaintenance } from '../../common/schemas/agents.js';
+import type { MaintenanceWindow, WindowCreate, WindowQuery, WindowStatus, WindowUpdate } from '../../common/schemas/maintenance.js';
 import type { FleetEvent } from '../../common/schemas/events.js';
 import { BadRequest, Conflict, NotFound } from '../http/errors.js';
 import type { MaintenanceRepository, WindowRow } from '../repositories/maintenance.js';
@@ -60,6 +61,8 @@ export class MaintenanceService {
     private readonly repo: MaintenanceRepository,
     private readonly agents: AgentsService,
     private readonly bus: EventBus,
+    /** What a window held back, and how its end summarises it (maintenance-digest.ts). */
+    private readonly digest: { held: (windowId: string) => FleetEvent[]; summarise: (window: MaintenanceWindow, held: FleetEvent[]) => { title: string; body: string } },
   ) {
     this.reload();
   }
@@ -114,12 +117,16 @@ export class MaintenanceService {
       startsAt = wanted;
     }
     let endsAt = req.ends_at !== undefined ? instant(req.ends_at, 'body.ends_at') : row.ends_at;
-    // Ending an active window "now" with a client clock a little behind ours must not move the end before what was already held.
-    if (status === 'active' && endsAt < now) endsAt = now;
-    if (status === 'scheduled' && req.ends_at !== undefined && endsAt <= now) {
-      throw new BadRequest('ends_at is in the past: the window would never be active (delete it instead)', [{ field: 'body.ends_at', message: 'must be in the future for a window that has not started' }]);
+    if (status === 'active') {
+      // Ending an active window "now" with a client clock a little behind ours must not move the end before what was already held.
+      if (endsAt < now) endsAt = now;
+      if (endsAt > startsAt) span(startsAt, endsAt); // an extension stays within the longest span
+    } else {
+      if (req.ends_at !== undefined && endsAt <= now) {
+        throw new BadRequest('ends_at is in the past: the window would never be active (delete it instead)', [{ field: 'body.ends_at', message: 'must be in the future for a window that has not started' }]);
+      }
+      span(startsAt, endsAt);
     }
-    span(startsAt, endsAt === startsAt && status === 'active' ? new Date(Date.parse(startsAt) + 1).toISOString() : endsAt);
     this.repo.update({ id, name: req.name?.trim() ?? row.name, selector: req.selector ?? row.selector, starts_at: startsAt, ends_at: endsAt, reason: req.reason ?? row.reason, updated_at: now, updated_by: actor });
     this.changed(id);
     return this.get(id);
@@ -207,20 +214,11 @@ export class MaintenanceService {
   private announceEnd(row: WindowRow, now: string): void {
     if (!this.repo.markEndedSent(row.id, now)) return;
     const window = this.toWindow({ ...row, ended_sent_at: now });
-    const held = this.digestSource(row.id);
-    const digest = this.digest(window, held);
+    const held = this.digest.held(row.id);
+    const digest = this.digest.summarise(window, held);
     const announcement = this.bus.raise({ kind: 'maintenance.ended', title: digest.title, body: digest.body, window_id: row.id, actor: row.updated_by });
     this.events.emit('ended', window, announcement, held);
     this.events.emit('changed', row.id);
-  }
-
-  private digestSource: (windowId: string) => FleetEvent[] = () => [];
-  private digest: (window: MaintenanceWindow, held: FleetEvent[]) => { title: string; body: string } = (w) => ({ title: `Maintenance ended: ${w.name}`, body: '' });
-
-  /** Where held events come from and how they are summarised (see maintenance-digest.ts). */
-  setDigest(source: (windowId: string) => FleetEvent[], summarise: (window: MaintenanceWindow, held: FleetEvent[]) => { title: string; body: string }): void {
-    this.digestSource = source;
-    this.digest = summarise;
   }
 
   private changed(id: string): void {

@@ -53,12 +53,6 @@ export class NotificationsService {
     };
   }
 
-  get(operatorId: string, id: string): Notification {
-    const row = this.repo.notification(operatorId, id);
-    if (!row) throw new NotFound(`you have no notification ${id}`, 'notification-not-found');
-    return toNotification(row);
-  }
-
   unreadCount(operatorId: string): number {
     return this.repo.unreadCount(operatorId);
   }

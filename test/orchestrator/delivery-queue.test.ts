@@ -187,6 +187,18 @@ describe('channel delivery queue', () => {
     assert.deepEqual(names, ['unique']);
     await remove(first.id);
   });
+
+  it('lists channels by name, a page at a time', async () => {
+    const made = [await channel('page-c'), await channel('page-a'), await channel('page-b')];
+    const first = await orch.api('GET', '/channels?limit=2', { token: operator });
+    assert.deepEqual((first.json.items as Channel[]).map((c) => c.name), ['page-a', 'page-b']);
+    assert.ok(first.json.next_cursor);
+    const second = await orch.api('GET', `/channels?limit=2&cursor=${first.json.next_cursor}`, { token: operator });
+    assert.deepEqual((second.json.items as Channel[]).map((c) => c.name), ['page-c']);
+    assert.equal(second.json.next_cursor, null);
+    assertProblem(await orch.api('GET', '/channels?cursor=garbage', { token: operator }), 400, 'invalid-cursor');
+    for (const c of made) await remove(c.id);
+  });
 });
 
 describe('channel delivery survives a kill -9 of the orchestrator', () => {

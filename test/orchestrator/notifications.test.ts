@@ -144,6 +144,14 @@ describe('notifications', () => {
     }
   });
 
+  it('knows when a stream\'s session no longer holds (what its periodic check asks)', async () => {
+    const leaving = await orch.loginAs('viewer', 'signs-out');
+    const session = orch.handle.services.auth.authenticate(leaving.token)!;
+    assert.equal(orch.handle.services.auth.isCurrent(session), true);
+    assert.equal((await orch.api('DELETE', '/auth/session', { token: leaving.token })).status, 204);
+    assert.equal(orch.handle.services.auth.isCurrent(session), false);
+  });
+
   it('ends the stream of an operator who is removed', async () => {
     const gone = await orch.loginAs('viewer', 'soon-gone');
     const stream = await openEventStream(orch.url, gone.token);

@@ -2,7 +2,7 @@
 // name the field, and the split into plain fields and sealed credentials.
 import type { TObject, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { CHANNEL_CONFIG_SCHEMAS, CHANNEL_SECRET_FIELDS, CHANNEL_TYPES, type ChannelType } from '../../../common/schemas/channels.js';
+import { CHANNEL_CONFIG_SCHEMAS, CHANNEL_SECRET_FIELDS, CHANNEL_TYPES, isSetMarker, type ChannelType } from '../../../common/schemas/channels.js';
 import type { FieldError } from '../../http/errors.js';
 import { isReservedHeader } from './providers/webhook.js';
 
@@ -173,7 +173,6 @@ export function splitConfig(type: ChannelType, config: Config): { plain: Config;
   return { plain, secret };
 }
 
-export const isSetMarker = (v: unknown): boolean => isPlainObject(v) && v.set === true && Object.keys(v).length === 1;
 
 /**
  * The config a PUT asks for. Plain fields come wholesale from `incoming`; a credential left

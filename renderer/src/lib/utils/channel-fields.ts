@@ -1,6 +1,6 @@
 // The channel form's fields, read from the config schemas the orchestrator validates
 // with (common/schemas/channels.ts), so a new provider field shows up without a form change.
-import { CHANNEL_CONFIG_SCHEMAS, CHANNEL_SECRET_FIELDS, type ChannelType } from '../../../../common/schemas/channels.js';
+import { CHANNEL_CONFIG_SCHEMAS, CHANNEL_SECRET_FIELDS, isSetMarker, type ChannelType } from '../../../../common/schemas/channels.js';
 
 export type FieldKind = 'text' | 'url' | 'integer' | 'boolean' | 'choice' | 'list' | 'headers';
 
@@ -79,10 +79,6 @@ export function configFields(type: ChannelType): ConfigField[] {
 /** What the form holds per field: text for inputs and textareas, a flag for checkboxes. */
 export type FieldValues = Record<string, string | boolean>;
 
-/** A credential that reads back as {set: true}. */
-export function isSetMarker(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { set?: unknown }).set === true;
-}
 
 /** The form's starting values from a stored config (credentials start empty). */
 export function valuesFrom(fields: ConfigField[], config: Record<string, unknown> = {}): FieldValues {
